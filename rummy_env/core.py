@@ -493,6 +493,9 @@ def _end_hands(rules: Rules, t: Tables, state: State, rows: np.ndarray, auto_dea
     state.hand_scores[rows] = scores
     state.totals[rows] += scores
     state.hand_ended[rows] = True
+    state.owed[rows] = -1
+    state.no_discard[rows] = -1
+    state.drew_last[rows] = False
     totals = state.totals[rows]
     if rules.go_out_to_win:
         out = state.went_out[rows].astype(np.int64)

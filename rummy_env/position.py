@@ -74,7 +74,8 @@ def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
     state.melded[0] = [(state.meld_by[0] == seat).any() for seat in range(p)]
 
     totals = position.get("totals", [0] * p)
-    if not (isinstance(totals, list) and len(totals) == p and all(isinstance(x, int) for x in totals)):
+    if not (isinstance(totals, list) and len(totals) == p
+            and all(isinstance(x, int) for x in totals)):
         raise PositionError(f"totals must be {p} integers")
     state.totals[0] = totals
     to_play = position.get("to_play", 0)

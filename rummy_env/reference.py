@@ -44,7 +44,7 @@ from .cards import (
     suit_of,
 )
 from .deal import dealer_of_hand, game_keys, shuffled_decks
-from .rules import Rules
+from .rules import Rules, _is_int
 
 DRAW = "draw"
 PLAY = "play"
@@ -527,10 +527,6 @@ def _check_supported(rules: Rules) -> None:
 
 def _sorted_texts(cards: list[int]) -> list[str]:
     return [card_text(c) for c in sorted(cards)]
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _parse_cards(texts: Any) -> list[int]:

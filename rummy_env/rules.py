@@ -111,7 +111,8 @@ class Rules:
             raise ValueError(
                 f"rules: the deal does not fit the deck: {self.players} players x "
                 f"{self.hand_cards} cards + 1 for the discard pile = {needed} > "
-                f"{self.deck_cards} cards ({self.n_decks} deck(s), {self.jokers} joker(s) per deck); "
+                f"{self.deck_cards} cards ({self.n_decks} deck(s), "
+                f"{self.jokers} joker(s) per deck); "
                 "lower hand_size or players" + (", or set decks: 2" if self.n_decks == 1 else "")
             )
 
@@ -177,7 +178,8 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """Every flag (not the preset name): ``Rules.from_dict(r.to_dict()) == r``."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "preset"}
+        fields = dataclasses.fields(self)
+        return {f.name: getattr(self, f.name) for f in fields if f.name != "preset"}
 
     def replace(self, **changes: Any) -> Rules:
         return dataclasses.replace(self, **changes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ def position(
     discard: list[str],
     actions: list[str],
     expect: dict[str, Any],
-    melds: list[tuple[list[str], list[int]]] = (),
+    melds: Sequence[tuple[list[str], list[int]]] = (),
     totals: list[int] | None = None,
     to_play: int = 0,
     **rules: Any,
