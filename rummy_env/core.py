@@ -212,8 +212,9 @@ def _layoff_cards(state: State, rows: np.ndarray, rules: Rules) -> np.ndarray:
     """bool [n, 52, 3]: card c fits some table meld in direction d."""
     targets = _layoff_targets(rules, state, rows)
     fits = np.zeros((rows.size, N_NATURAL + 1, 3), bool)
-    r, m, d = np.nonzero(targets >= 0)
-    fits[r, targets[r, m, d], d] = True
+    # Melds that accept nothing write into the spare column N_NATURAL.
+    fits[np.arange(rows.size)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
+         np.arange(3)[None, None, :]] = True
     return fits[:, :N_NATURAL]
 
 
@@ -254,25 +255,32 @@ def _deepest_card_meldable(rules: Rules, t: Tables, state: State, rows: np.ndarr
     width = pile.shape[1]
     position = np.arange(width)
     in_pile = position[None, :] < pile_size[:, None]
-    # Topmost pile position of each card id (-1 if absent); column NO_CARD stays -1.
+    # Depth at which each card id becomes available: 0 in hand, else the depth of
+    # its topmost pile copy (a card at depth e is taken by any take d > e).
     top_position = np.full((n, NO_CARD + 1), -1, np.int64)
     rr = np.broadcast_to(np.arange(n)[:, None], pile.shape)
     positions = np.broadcast_to(position, pile.shape)
     np.maximum.at(top_position, (rr[in_pile], pile[in_pile]), positions[in_pile])
-    in_hand = np.zeros((n, NO_CARD + 1), bool)
-    in_hand[:, : state.hand.shape[2]] = state.hand[rows, seat] > 0
+    available_from = np.where(top_position >= 0, pile_size[:, None] - top_position, width + 1)
+    available_from[:, : state.hand.shape[2]][state.hand[rows, seat] > 0] = 0
 
     card_pos = pile_size[:, None] - depths[None, :]  # [n, D]
     valid = card_pos >= 0
     deepest = np.where(valid, np.take_along_axis(pile, np.clip(card_pos, 0, width - 1), 1), 0)
     partners = t.partners[deepest]  # [n, D, K, 2]
-    r4 = np.arange(n)[:, None, None, None]
-    available = in_hand[r4, partners] | (top_position[r4, partners] > card_pos[:, :, None, None])
-    melds = available.all(axis=3).any(axis=2)
+    from_depth = available_from[np.arange(n)[:, None, None, None], partners]
+    # Tiny trailing axes reduce slowly in numpy: unroll the max over the pair
+    # and the min over the K pairs.
+    pair_from = np.maximum(from_depth[..., 0], from_depth[..., 1])
+    best = pair_from[:, :, 0]
+    for k in range(1, pair_from.shape[2]):
+        best = np.minimum(best, pair_from[:, :, k])
+    melds = best < depths[None, :]
     if rules.discard_required:
         melds &= (state.hand_size[rows, seat][:, None] + depths[None, :]) >= 4
 
-    fits = _layoff_cards(state, rows, rules).any(axis=2)  # [n, 52]
+    by_direction = _layoff_cards(state, rows, rules)
+    fits = by_direction[..., 0] | by_direction[..., 1] | by_direction[..., 2]  # [n, 52]
     lays = fits[np.arange(n)[:, None], deepest]
     if rules.layoff_requires_meld:
         lays &= state.melded[rows, seat][:, None]

@@ -89,7 +89,7 @@ class Rules:
     """The game ends only when the player who goes out has reached the target."""
     target: int = 500
     """Points that end the game."""
-    preset: str = field(default="custom", compare=False)
+    preset: str = field(default="standard", compare=False)
     """The preset these rules started from (informational)."""
 
     def __post_init__(self) -> None:

@@ -46,10 +46,11 @@ def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
             error = {"index": i, "action": text, "message": str(e)}
             break
         step_inplace(rules, state, np.array([action]), auto_deal=False, mask=mask)
+    # The documented keys first, then the rest of the snapshot (phase, known cards...).
     snap = snapshot(rules, state, 0)
-    out = {"steps": steps, "error": error}
+    out: dict[str, Any] = {"steps": steps, "error": error}
     out.update({k: snap[k] for k in OUTPUT_KEYS if k in snap})
-    out["phase"] = snap["phase"]
+    out.update({k: v for k, v in snap.items() if k not in out})
     return out
 
 
