@@ -1,0 +1,56 @@
+"""The action codec and the rules configs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rummy_env.actions import layout
+from rummy_env.rules import PRESETS, Rules
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "rules"
+
+
+@pytest.mark.parametrize("flags", [{}, {"players": 5}, {"jokers": 2}])
+def test_every_action_id_round_trips_through_its_text(flags) -> None:
+    lay = layout(Rules.from_dict(flags))
+    texts = [lay.text(a) for a in range(lay.size)]
+    assert len(set(texts)) == lay.size
+    assert [lay.parse(t) for t in texts] == list(range(lay.size))
+
+
+def test_layout_ranges_tile_the_action_space() -> None:
+    lay = layout(Rules())
+    ranges = lay.ranges()
+    assert ranges[0][1] == 0
+    for (_, first, count), (_, nxt, _) in zip(ranges, ranges[1:]):
+        assert first + count == nxt
+    assert sum(c for _, _, c in ranges) == lay.size == 955
+
+
+@pytest.mark.parametrize(("text", "canonical"), [
+    ("meld 9S 9C 9H", "meld 9C 9H 9S"), ("meld 10H jh QH", "meld TH JH QH"),
+    ("Take 3", "take 3"), ("layoff 4d SET", "layoff 4D set"), ("meld KH AH 2H", "meld KH AH 2H"),
+])
+def test_parse_accepts_loose_forms(text, canonical) -> None:
+    lay = layout(Rules())
+    assert lay.text(lay.parse(text)) == canonical
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_rules_yaml_matches_its_preset(path) -> None:
+    rules = Rules.from_yaml(path)
+    assert rules == Rules.from_dict({"preset": path.stem})
+
+
+def test_every_preset_has_a_yaml() -> None:
+    assert {p.stem for p in CONFIGS.glob("*.yaml")} == set(PRESETS)
+
+
+def test_derived_sizes() -> None:
+    assert (Rules().hand_cards, Rules().n_decks) == (13, 1)
+    five = Rules.from_dict({"players": 5})
+    assert (five.hand_cards, five.n_decks, five.deck_cards) == (7, 2, 104)
+    assert Rules.from_dict({"players": 3, "hand_size": 10}).hand_cards == 10
+    assert Rules.from_dict(Rules().to_dict()) == Rules()

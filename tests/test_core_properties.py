@@ -1,0 +1,134 @@
+"""Invariants of the vectorized core over seeded random play (hypothesis drives the seeds)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents.base import sample_legal
+from rummy_env.actions import layout
+from rummy_env.core import init, legal_mask, step, step_inplace
+from rummy_env.rules import Rules
+from rummy_env.state import PHASE_DRAW, PHASE_PLAY
+
+RULE_SETS = [
+    {"preset": "standard", "players": 2},
+    {"preset": "web", "players": 3},
+    {"preset": "standard", "players": 5},
+    {"preset": "standard", "players": 4, "wrap": True, "discard_required": True},
+    {"preset": "standard", "players": 2, "top_card_must_meld": True, "layoff_requires_meld": True,
+     "go_out_to_win": True, "target": 200},
+]
+FAST = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def card_locations(rules: Rules, state) -> np.ndarray:
+    """int [B, 53]: copies of each card id across hands, stock, pile and table."""
+    b = state.batch_size
+    counts = state.hand.sum(axis=1).astype(np.int64)
+    for cards, size in ((state.stock, state.stock_size), (state.pile, state.pile_size)):
+        live = np.arange(cards.shape[1])[None, :] < size[:, None]
+        np.add.at(counts, (np.broadcast_to(np.arange(b)[:, None], cards.shape)[live],
+                           cards[live]), 1)
+    table = state.meld_by >= 0
+    slot_card = np.where(state.meld_kind[:, :, None] == 1,
+                         np.arange(13)[None, None, :] * 13 + state.meld_key[:, :, None],
+                         state.meld_key[:, :, None].astype(np.int64) * 13 + np.arange(13))
+    rows = np.broadcast_to(np.arange(b)[:, None, None], table.shape)
+    np.add.at(counts, (rows[table], slot_card[table]), 1)
+    return counts
+
+
+def play_random(rules: Rules, seed: int, batch: int, steps: int, check=None):
+    rng = np.random.default_rng(seed)
+    state = init(rules, seed, batch)
+    for _ in range(steps):
+        mask = legal_mask(rules, state)
+        if check:
+            check(state, mask)
+        if state.game_over.all():
+            break
+        step_inplace(rules, state, sample_legal(mask | state.game_over[:, None], rng), mask=mask)
+    return state
+
+
+@pytest.mark.parametrize("flags", RULE_SETS, ids=str)
+@FAST
+@given(seed=st.integers(0, 2**31))
+def test_every_card_in_exactly_one_place(flags, seed) -> None:
+    rules = Rules.from_dict(flags)
+    expected = np.bincount(np.tile(np.arange(52), rules.n_decks), minlength=53)
+
+    def check(state, mask):
+        assert (card_locations(rules, state) == expected).all()
+        assert (state.hand.sum(axis=2) == state.hand_size).all()
+        live = ~state.game_over
+        assert (mask[live].sum(axis=1) > 0).all(), "a live game offers no action"
+        assert not mask[~live].any(), "a finished game offers actions"
+
+    play_random(rules, seed, 16, 300, check)
+
+
+@pytest.mark.parametrize("flags", RULE_SETS[:3], ids=str)
+def test_random_games_terminate(flags) -> None:
+    rules = Rules.from_dict({**flags, "max_hands": 4, "max_turns": 60})
+    state = play_random(rules, 3, 32, 20_000)
+    assert state.game_over.all()
+    assert ((state.winner >= 0) ^ state.truncated).all()
+
+
+def _equal_states(a, b) -> bool:
+    return all(np.array_equal(getattr(a, f.name), getattr(b, f.name))
+               for f in dataclasses.fields(a))
+
+
+@FAST
+@given(seed=st.integers(0, 2**31))
+def test_same_seed_same_games(seed) -> None:
+    rules = Rules.from_dict({"preset": "standard", "players": 3})
+    assert _equal_states(play_random(rules, seed, 8, 150), play_random(rules, seed, 8, 150))
+
+
+def test_games_are_independent_of_the_batch() -> None:
+    """Game g stepped inside a batch of 1024 equals game g stepped alone with the same moves."""
+    rules = Rules.from_dict({"preset": "standard", "players": 2})
+    batch = init(rules, 11, 1024)
+    picked = np.array([0, 5, 517, 1023])
+    alone = [init(rules, 11, game_ids=[g]) for g in picked]
+    for g, single in zip(picked, alone, strict=True):
+        assert _equal_states(batch.select([g]), single)
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        mask = legal_mask(rules, batch)
+        actions = sample_legal(mask | batch.game_over[:, None], rng)
+        step_inplace(rules, batch, actions, mask=mask)
+        for i, g in enumerate(picked):
+            alone[i] = step(rules, alone[i], actions[[g]])
+    for g, single in zip(picked, alone, strict=True):
+        assert _equal_states(batch.select([g]), single)
+
+
+def test_step_is_pure_and_step_inplace_matches() -> None:
+    rules = Rules()
+    state = init(rules, 5, 64)
+    before = state.copy()
+    actions = sample_legal(legal_mask(rules, state), np.random.default_rng(1))
+    after = step(rules, state, actions)
+    assert _equal_states(state, before)
+    step_inplace(rules, state, actions)
+    assert _equal_states(state, after)
+
+
+def test_mask_offers_only_actions_of_the_phase() -> None:
+    rules = Rules()
+    state = play_random(rules, 2, 64, 37)
+    mask = legal_mask(rules, state)
+    lay = layout(rules)
+    draw = state.phase == PHASE_DRAW
+    play = state.phase == PHASE_PLAY
+    assert not mask[draw, lay.MELD:].any()
+    assert not mask[play, : lay.MELD].any()
