@@ -16,7 +16,7 @@ import numpy as np
 
 from .actions import _pattern_of, layout
 from .cards import JOKER, N_RANKS, card_text, parse_card
-from .core import check_supported, legal_mask
+from .core import legal_mask
 from .patterns import KIND_RUN, KIND_SET, PATTERN_KEY, PATTERN_KIND, PATTERN_SIZE, PATTERN_START
 from .rules import Rules
 from .state import PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES, State, empty_state
@@ -44,7 +44,6 @@ def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
         rules = Rules.from_dict(position.get("rules", {}))
     except ValueError as e:
         raise PositionError(str(e)) from None
-    check_supported(rules)
     p = rules.players
     hands = position.get("hands")
     if not isinstance(hands, list) or len(hands) != p:
@@ -93,9 +92,10 @@ def _place_meld(rules: Rules, state: State, index: int, meld: Any) -> list[int]:
     texts = meld["cards"]
     if not isinstance(texts, list):
         raise PositionError(f"{where}.cards must be a list")
-    if any(str(t).upper().startswith("JK") for t in texts):
-        raise PositionError(f"{where}: jokers on the table are not supported by the core yet")
-    cards = _cards(texts, f"{where}.cards")
+    jokers = [str(t).upper().startswith("JK=") for t in texts]
+    cards = _cards([str(t)[3:] if j else t for t, j in zip(texts, jokers)], f"{where}.cards")
+    if JOKER in cards:
+        raise PositionError(f"{where}: a joker on the table is written JK=<card>, e.g. JK=6H")
     by = meld.get("by", [])
     if not (isinstance(by, list) and len(by) == len(cards)
             and all(isinstance(s, int) and 0 <= s < rules.players for s in by)):
@@ -111,10 +111,11 @@ def _place_meld(rules: Rules, state: State, index: int, meld: Any) -> list[int]:
     state.meld_start[0, index] = PATTERN_START[pattern]
     state.meld_len[0, index] = PATTERN_SIZE[pattern]
     is_set = PATTERN_KIND[pattern] == KIND_SET
-    for card, seat in zip(cards, by):
+    for card, seat, joker in zip(cards, by, jokers):
         slot = card // N_RANKS if is_set else card % N_RANKS
         state.meld_by[0, index, slot] = seat
-    return cards
+        state.meld_joker[0, index, slot] = joker
+    return [JOKER if j else c for c, j in zip(cards, jokers)]
 
 
 def _check_copies(rules: Rules, cards: list[int]) -> None:
@@ -164,6 +165,7 @@ def snapshot(rules: Rules, state: State, g: int = 0, mask: np.ndarray | None = N
     p = rules.players
     phase = int(state.phase[g])
     hand_over = phase in (PHASE_HAND_OVER, PHASE_GAME_OVER)
+    call_from = int(state.call_from[g])
     scored = hand_over or state.hand_number[g] > 0
     winner = int(state.winner[g])
 
@@ -189,6 +191,8 @@ def snapshot(rules: Rules, state: State, g: int = 0, mask: np.ndarray | None = N
         "totals": [int(x) for x in state.totals[g]],
         "hand_scores": [int(x) for x in state.hand_scores[g]] if scored else None,
         "hand_over": hand_over,
+        "call_from": call_from if call_from >= 0 else None,
+        "floating": [bool(not hand_over and state.hand_size[g, s] == 0) for s in range(p)],
         "game_over": bool(state.game_over[g]),
         "winner": winner if winner >= 0 else None,
         "truncated": bool(state.truncated[g]),

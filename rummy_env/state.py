@@ -21,10 +21,13 @@ seats, N the number of cards in the deck(s), M the most melds a table can hold.
     meld_joker     bool    [B,M,13]   the slot holds a joker declared as that card
     n_melds        int16   [B]
     phase          int8    [B]        PHASE_* below
-    to_play        int8    [B]        the seat that must act now
+    to_play        int8    [B]        the seat that must act now (out of turn in a call window)
     owed           int16   [B]        card the next meld/lay-off must contain, -1 none
     no_discard     int16   [B]        card that may not be discarded this turn, -1 none
     drew_last      bool    [B]        this turn's draw emptied the stock (``last_draw``)
+    started_floating bool  [B]        the seat to play began this turn with an empty hand
+    call_from      int8    [B]        discarder whose discard opened the call window, -1
+    call_eligible  bool    [B,P]      seats that may call in the open window
     melded         bool    [B,P]      seat has melded this hand (``layoff_requires_meld``)
     turn           int16   [B]        finished turns this hand
     hand_number    int16   [B]        hands finished before this one
@@ -49,8 +52,9 @@ import numpy as np
 from .cards import N_CARD_IDS, N_RANKS
 from .rules import Rules
 
-PHASE_DRAW, PHASE_PLAY, PHASE_HAND_OVER, PHASE_GAME_OVER = 0, 1, 2, 3
-PHASE_NAMES = ("draw", "play", "hand_over", "game_over")
+PHASE_DRAW, PHASE_PLAY, PHASE_HAND_OVER, PHASE_GAME_OVER, PHASE_CALL, PHASE_CALL_PLAY = range(6)
+PHASE_NAMES = ("draw", "play", "hand_over", "game_over", "call", "call_play")
+LIVE_PHASES = (PHASE_DRAW, PHASE_PLAY, PHASE_CALL, PHASE_CALL_PLAY)
 
 
 def max_melds(rules: Rules) -> int:
@@ -81,6 +85,9 @@ class State:
     owed: np.ndarray
     no_discard: np.ndarray
     drew_last: np.ndarray
+    started_floating: np.ndarray
+    call_from: np.ndarray
+    call_eligible: np.ndarray
     melded: np.ndarray
     turn: np.ndarray
     hand_number: np.ndarray
@@ -135,6 +142,9 @@ def empty_state(rules: Rules, batch_size: int) -> State:
         owed=np.full(b, -1, np.int16),
         no_discard=np.full(b, -1, np.int16),
         drew_last=np.zeros(b, bool),
+        started_floating=np.zeros(b, bool),
+        call_from=np.full(b, -1, np.int8),
+        call_eligible=np.zeros((b, p), bool),
         melded=np.zeros((b, p), bool),
         turn=np.zeros(b, np.int16),
         hand_number=np.zeros(b, np.int16),

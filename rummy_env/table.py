@@ -1,0 +1,79 @@
+"""Questions about the melds on the table, answered for many games at once.
+
+A meld is stored by slots (see state.py): slot = suit in a set, rank in a run,
+so the card a slot shows follows from the meld's kind and key alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import N_NATURAL, N_RANKS
+from .patterns import KIND_RUN, KIND_SET, run_allowed
+from .rules import Rules
+from .state import State
+
+LAYOFF_SET, LAYOFF_UP, LAYOFF_DOWN = 0, 1, 2
+
+
+def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
+    """int64 [n, M, 13]: the card id each slot of each meld shows (filled or not)."""
+    kind = state.meld_kind[rows][:, :, None]
+    key = state.meld_key[rows].astype(np.int64)[:, :, None]
+    slot = np.arange(N_RANKS)[None, None, :]
+    return np.where(kind == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
+
+
+def on_table(state: State, rows: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: a natural copy of the card, or a joker declared as it, is on the table."""
+    filled = state.meld_by[rows] >= 0
+    cards = slot_cards(state, rows)
+    out = np.zeros((rows.size, N_NATURAL + 1), bool)
+    out[np.arange(rows.size)[:, None, None], np.where(filled, cards, N_NATURAL)] = True
+    return out[:, :N_NATURAL]
+
+
+def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: some table meld holds a joker declared as the card."""
+    jokers = state.meld_joker[rows]
+    cards = slot_cards(state, rows)
+    out = np.zeros((rows.size, N_NATURAL + 1), bool)
+    out[np.arange(rows.size)[:, None, None], np.where(jokers, cards, N_NATURAL)] = True
+    return out[:, :N_NATURAL]
+
+
+def layoff_targets(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
+    """int16 [n, M, 3]: the card each meld accepts as ``set`` / ``up`` / ``down``, -1 none."""
+    kind = state.meld_kind[rows]
+    key = state.meld_key[rows].astype(np.int16)
+    start = state.meld_start[rows].astype(np.int16)
+    length = state.meld_len[rows].astype(np.int16)
+    targets = np.full(kind.shape + (3,), -1, np.int16)
+
+    is_set = (kind == KIND_SET) & (length == 3)
+    missing_suit = np.argmax(state.meld_by[rows][:, :, :4] < 0, axis=2).astype(np.int16)
+    targets[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
+
+    is_run = kind == KIND_RUN
+    up_ok = is_run & run_allowed(start, length + 1, rules.runs_ace_high, rules.runs_wrap)
+    targets[..., LAYOFF_UP] = np.where(up_ok, key * N_RANKS + (start + length) % N_RANKS, -1)
+    down_ok = is_run & (length + 1 <= 13)
+    if not rules.runs_wrap:
+        down_ok &= start >= 1
+    targets[..., LAYOFF_DOWN] = np.where(down_ok, key * N_RANKS + (start - 1) % N_RANKS, -1)
+    return targets
+
+
+def layoff_fits(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
+    """bool [n, 52, 3]: card c fits some table meld in direction d."""
+    targets = layoff_targets(rules, state, rows)
+    fits = np.zeros((rows.size, N_NATURAL + 1, 3), bool)
+    # Melds that accept nothing write into the spare column N_NATURAL.
+    fits[np.arange(rows.size)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
+         np.arange(3)[None, None, :]] = True
+    return fits[:, :N_NATURAL]
+
+
+def any_direction(fits: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: the card fits in some direction (unrolled: tiny axes reduce slowly)."""
+    return fits[..., 0] | fits[..., 1] | fits[..., 2]
