@@ -33,6 +33,7 @@ def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> 
     """Random legal play through init / legal_mask / step_inplace for ``seconds``."""
     rng = np.random.default_rng(seed)
     state = init(rules, seed, batch_size)
+    legal_mask(rules, state)  # build the rules' lookup tables outside the timing
     next_game = batch_size
     steps = hands = 0
     start = time.perf_counter()

@@ -45,7 +45,7 @@ from .state import (
     State,
     empty_state,
 )
-from .table import LAYOFF_DOWN, LAYOFF_SET, layoff_targets, slot_cards
+from .table import LAYOFF_DOWN, LAYOFF_SET, any_direction, layoff_fits, layoff_targets, slot_cards
 from .tables import Tables, tables_for
 
 __all__ = ["init", "deal", "legal_mask", "step", "step_inplace", "table_points", "hand_points"]
@@ -413,7 +413,9 @@ def _open_call_windows(rules: Rules, t: Tables, state: State, rows: np.ndarray) 
     """Open a call window where the discard may be called; returns those rows."""
     if rows.size == 0:
         return rows
-    rows = rows[call_window_opens(rules, t, state, rows)]
+    fits = any_direction(layoff_fits(rules, state, rows))
+    opens = call_window_opens(rules, t, state, rows, fits)
+    rows, fits = rows[opens], fits[opens]
     if rows.size == 0:
         return rows
     p = rules.players
@@ -421,7 +423,7 @@ def _open_call_windows(rules: Rules, t: Tables, state: State, rows: np.ndarray) 
     card = state.pile[rows, state.pile_size[rows] - 1].astype(np.int64)
     eligible = np.zeros((rows.size, p), bool)  # by offset from the discarder
     for k in range(1, p):
-        eligible[:, k] = call_eligibility(rules, t, state, rows, (discarder + k) % p, card)
+        eligible[:, k] = call_eligibility(rules, t, state, rows, (discarder + k) % p, card, fits)
     opened = eligible.any(axis=1)
     rows, discarder, eligible = rows[opened], discarder[opened], eligible[opened]
     first = (discarder + np.argmax(eligible, axis=1)) % p

@@ -32,19 +32,21 @@ def legal_mask(rules: Rules, state: State) -> np.ndarray:
     t = tables_for(rules)
     lay = t.layout
     mask = np.zeros((state.batch_size, lay.size), dtype=bool)
+    # Which cards the table accepts, for every game at once (draw and play both need it).
+    fits = layoff_fits(rules, state, np.arange(state.batch_size))
     rows = np.flatnonzero(state.phase == PHASE_DRAW)
     if rows.size:
-        _draw_mask(rules, t, state, rows, mask)
+        _draw_mask(rules, t, state, rows, fits[rows], mask)
     rows = np.flatnonzero(state.phase == PHASE_PLAY)
     if rows.size:
-        _play_mask(rules, t, state, rows, mask, calling=False)
+        _play_mask(rules, t, state, rows, fits[rows], mask, calling=False)
     rows = np.flatnonzero(state.phase == PHASE_CALL)
     if rows.size:
         mask[rows, lay.CALL] = True
         mask[rows, lay.PASS] = True
     rows = np.flatnonzero(state.phase == PHASE_CALL_PLAY)
     if rows.size:
-        _play_mask(rules, t, state, rows, mask, calling=True)
+        _play_mask(rules, t, state, rows, fits[rows], mask, calling=True)
     return mask
 
 
@@ -63,17 +65,21 @@ def _padded(present: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- draw phase
-def _draw_mask(rules: Rules, t: Tables, state: State, rows: np.ndarray, mask: np.ndarray) -> None:
+def _draw_mask(rules: Rules, t: Tables, state: State, rows: np.ndarray, fits: np.ndarray,
+               mask: np.ndarray) -> None:
     lay = t.layout
     stock_left = state.stock_size[rows] > 0
     mask[rows, lay.DRAW] = stock_left
     mask[rows, lay.END] = ~stock_left
-    takes = take_ok(rules, t, state, rows)
+    takes = take_ok(rules, t, state, rows, fits)
     mask[rows, lay.TAKE: lay.TAKE + takes.shape[1]] = takes
 
 
-def take_ok(rules: Rules, t: Tables, state: State, rows: np.ndarray) -> np.ndarray:
-    """bool [n, D]: whether ``take d`` (d = 1..D) is legal, D = deepest pile among ``rows``."""
+def take_ok(rules: Rules, t: Tables, state: State, rows: np.ndarray,
+            fits: np.ndarray) -> np.ndarray:
+    """bool [n, D]: whether ``take d`` (d = 1..D) is legal, D = deepest pile among ``rows``.
+
+    ``fits`` [n, 52, 3] is ``layoff_fits`` of those games."""
     pile_size = state.pile_size[rows].astype(np.int64)
     depth_max = int(pile_size.max())
     ok = np.zeros((rows.size, depth_max), bool)
@@ -83,7 +89,7 @@ def take_ok(rules: Rules, t: Tables, state: State, rows: np.ndarray) -> np.ndarr
     if not rules.dig and not rules.top_card_must_meld:
         return ok
     depths = np.arange(1, (depth_max if rules.dig else 1) + 1)
-    meldable = deepest_card_meldable(rules, t, state, rows, depths)
+    meldable = deepest_card_meldable(rules, t, state, rows, depths, any_direction(fits))
     if rules.dig:
         ok[:, 1:] = meldable[:, 1:]
     if rules.top_card_must_meld:
@@ -112,7 +118,7 @@ def _available_from(state: State, rows: np.ndarray, seat: np.ndarray) -> np.ndar
 
 
 def deepest_card_meldable(rules: Rules, t: Tables, state: State, rows: np.ndarray,
-                          depths: np.ndarray) -> np.ndarray:
+                          depths: np.ndarray, fits: np.ndarray) -> np.ndarray:
     """bool [n, len(depths)]: after ``take d`` the deepest card can be melded or laid off.
 
     A card melds if some allowed 3-card meld holds it and two cards available
@@ -128,7 +134,6 @@ def deepest_card_meldable(rules: Rules, t: Tables, state: State, rows: np.ndarra
     valid = card_pos >= 0
     deepest = np.where(valid, np.take_along_axis(state.pile[rows].astype(np.int64),
                                                  np.clip(card_pos, 0, width - 1), 1), 0)
-    fits = any_direction(layoff_fits(rules, state, rows))  # [n, 52]
     may_lay = np.ones(n, bool) if not rules.layoff_requires_meld else state.melded[rows, seat]
     size_after = state.hand_size[rows, seat][:, None] + depths[None, :]
 
@@ -183,8 +188,8 @@ def _deepest_with_jokers(rules: Rules, t: Tables, state: State, rows: np.ndarray
 
 
 # ----------------------------------------------------------------------------- play phases
-def _play_mask(rules: Rules, t: Tables, state: State, rows: np.ndarray, mask: np.ndarray,
-               calling: bool) -> None:
+def _play_mask(rules: Rules, t: Tables, state: State, rows: np.ndarray, fits: np.ndarray,
+               mask: np.ndarray, calling: bool) -> None:
     """Melds, lay-offs and then discards/swaps (``play``) or ``done`` (``call_play``)."""
     lay = t.layout
     n = rows.size
@@ -218,7 +223,7 @@ def _play_mask(rules: Rules, t: Tables, state: State, rows: np.ndarray, mask: np
         layable[owes_natural] &= only
     if owes_joker.any():
         layable[owes_joker] &= ~present[owes_joker]
-    layoffs = layoff_fits(rules, state, rows) & layable[:, :, None]
+    layoffs = fits & layable[:, :, None]
     allowed = np.ones(n, bool)
     if rules.discard_required:
         allowed &= size >= 2
@@ -248,9 +253,9 @@ def _play_mask(rules: Rules, t: Tables, state: State, rows: np.ndarray, mask: np
 
 
 def call_eligibility(rules: Rules, t: Tables, state: State, rows: np.ndarray,
-                     seats: np.ndarray, card: np.ndarray) -> np.ndarray:
+                     seats: np.ndarray, card: np.ndarray, fits: np.ndarray) -> np.ndarray:
     """bool [n]: seat ``seats[i]`` of game ``rows[i]`` could meld or lay off ``card[i]``
-    at once with its own hand (a rummy call)."""
+    at once with its own hand (a rummy call). ``fits``: the table's [n, 52] accepted cards."""
     hand = state.hand[rows, seats]
     size = state.hand_size[rows, seats]
     present = _padded(hand > 0)
@@ -259,7 +264,6 @@ def call_eligibility(rules: Rules, t: Tables, state: State, rows: np.ndarray,
     melds = card_meldable(t, card, present, jokers, blocked)
     if rules.discard_required:
         melds &= size >= 3
-    fits = any_direction(layoff_fits(rules, state, rows))
     natural = card != JOKER
     lays = np.zeros(rows.size, bool)
     lays[natural] = fits[np.flatnonzero(natural), card[natural]]
@@ -272,8 +276,10 @@ def call_eligibility(rules: Rules, t: Tables, state: State, rows: np.ndarray,
     return (melds | lays) & (size > 0)
 
 
-def call_window_opens(rules: Rules, t: Tables, state: State, rows: np.ndarray) -> np.ndarray:
-    """bool [n]: the top discard could be laid off on the table or melded with pile cards."""
+def call_window_opens(rules: Rules, t: Tables, state: State, rows: np.ndarray,
+                      fits: np.ndarray) -> np.ndarray:
+    """bool [n]: the top discard could be laid off on the table (``fits`` [n, 52]) or
+    melded with pile cards."""
     pile_size = state.pile_size[rows].astype(np.int64)
     card = state.pile[rows, pile_size - 1].astype(np.int64)
     width = state.pile.shape[1]
@@ -286,7 +292,6 @@ def call_window_opens(rules: Rules, t: Tables, state: State, rows: np.ndarray) -
     in_pile[:, JOKER] = False
     blocked = blocked_cards(rules, state, rows)
     melds = card_meldable(t, card, in_pile, pile_jokers, blocked)
-    fits = any_direction(layoff_fits(rules, state, rows))
     natural = card != JOKER
     lays = np.zeros(rows.size, bool)
     lays[natural] = fits[np.flatnonzero(natural), card[natural]]

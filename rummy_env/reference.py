@@ -1,22 +1,30 @@
 """Scalar reference engine: one game of Rummy 500, written to be read.
 
-This module is the project's executable rule book (``RULES.md``) and the oracle that
-the vectorized core is tested against. It favours plain Python over speed: hands are
-lists of card ids (a two-deck game simply holds an id twice), the stock is a list
-with its top card first, the discard pile a list with its top card last, and every
-rule lives in one small, named method.
+This module is the project's executable rule book (``RULES.md`` and the rulings of
+``docs/rules.md``) and the oracle that the vectorized core is tested against. It
+favours plain Python over speed: hands are lists of card ids (a two-deck game simply
+holds an id twice; the joker is id 52), the stock is a list with its top card first,
+the discard pile a list with its top card last, and every rule lives in one small,
+named method.
 
 A game moves through these phases:
 
     draw       the seat to play starts its turn: ``draw``, ``take D``, or ``end``
-    play       after the draw: ``meld ...``, ``layoff C set|up|down``, ``discard C``
+    play       after the draw: ``meld ...``, ``layoff C set|up|down``, ``swap C``,
+               ``discard C``
+    call       a rummy-call window (``rummy_call``): the asked seat says ``call`` or
+               ``pass``
+    call_play  the caller melds and lays off, then says ``done``
     hand_over  the hand ended and the game did not (positions only: no next deal)
     game_over  somebody won, or the game hit ``max_hands`` (truncated)
 
-Not implemented yet: jokers, joker swaps, floating and rummy calls. Rules asking for
-them raise ``NotImplementedError``. They would add phases (a call window, a floating
-turn) and hooks where a hand is emptied (``_after_emptying_play``) and where a turn
-ends (``_finish_turn``).
+``to_play`` is always the seat that must act: the seat whose turn it is, or during a
+call window the asked seat, then the caller.
+
+Jokers. A meld or lay-off names the cards it makes (``meld 5H 6H 7H``); the player's
+natural cards are used first and a joker from the hand fills in each named card the
+player lacks. On the table a joker is a slot of its meld flagged as a joker, declared
+for good as the card of that slot (printed ``JK=6H``).
 
 >>> game = ReferenceGame(Rules(), seed=1)
 >>> game.legal_actions()[:2]
@@ -26,6 +34,7 @@ ends (``_finish_turn``).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -33,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from .cards import (
+    JOKER,
     N_NATURAL,
     N_RANKS,
     N_SUITS,
@@ -48,13 +58,19 @@ from .rules import Rules, _is_int
 
 DRAW = "draw"
 PLAY = "play"
+CALL = "call"
+CALL_PLAY = "call_play"
 HAND_OVER = "hand_over"
 GAME_OVER = "game_over"
+LIVE_PHASES = (DRAW, PLAY, CALL, CALL_PLAY)
 
 SET = "set"
 RUN = "run"
 LAYOFF_ENDS = ("set", "up", "down")
 """``layoff C set``: fill a set's missing suit; ``up`` / ``down``: new top / bottom of a run."""
+
+JOKER_IN_HAND_DECLARED = 15
+"""Under ``joker_value: declared`` a joker left in hand costs 15."""
 
 
 # Meld patterns ----------------------------------------------------------------------
@@ -108,39 +124,52 @@ def meld_patterns(rules: Rules) -> dict[tuple[int, ...], Pattern]:
     return {p.cards: p for p in patterns}
 
 
+@cache
+def patterns_holding(rules: Rules) -> dict[int, list[Pattern]]:
+    """The allowed patterns that hold each natural card (a shortcut for owed cards)."""
+    holding: dict[int, list[Pattern]] = {card: [] for card in range(N_NATURAL)}
+    for pattern in meld_patterns(rules).values():
+        for card in pattern.cards:
+            holding[card].append(pattern)
+    return holding
+
+
 # The table --------------------------------------------------------------------------
 
 
 @dataclass
 class TableMeld:
-    """A meld on the table: cards in print order and, per card, the seat that laid it."""
+    """A meld on the table: cards in print order and, per card, the seat that laid it.
+
+    ``cards`` holds the card each slot stands for; ``jokers`` flags the slots filled by
+    a joker (declared as that slot's card).
+    """
 
     kind: str
     cards: list[int]
     by: list[int]
+    jokers: list[bool]
 
-    def fits(self, rules: Rules, card: int, end: str) -> bool:
-        """Whether ``layoff card end`` may go on this meld."""
+    def accepts(self, rules: Rules, end: str) -> int | None:
+        """The card that ``layoff C end`` may add to this meld, or None."""
         if end == "set":
-            return (
-                self.kind == SET
-                and len(self.cards) == 3
-                and rank_of(card) == rank_of(self.cards[0])
-                and suit_of(card) not in {suit_of(c) for c in self.cards}
-            )
-        if self.kind != RUN or suit_of(card) != suit_of(self.cards[0]):
-            return False
-        start, length = rank_of(self.cards[0]), len(self.cards)
+            if self.kind != SET or len(self.cards) != 3:
+                return None
+            suits = {suit_of(c) for c in self.cards}
+            missing = next(s for s in range(N_SUITS) if s not in suits)
+            return card_id(missing, rank_of(self.cards[0]))
+        if self.kind != RUN:
+            return None
+        suit, start, length = suit_of(self.cards[0]), rank_of(self.cards[0]), len(self.cards)
         if end == "up":
-            return (start + length) % N_RANKS == rank_of(card) and run_allowed(
-                rules, start, length + 1
-            )
+            top = (start + length) % N_RANKS
+            return card_id(suit, top) if run_allowed(rules, start, length + 1) else None
         # Down from an ace the new start is the king (rank 12): only wrap allows that.
         new_start = (start - 1) % N_RANKS
-        return new_start == rank_of(card) and run_allowed(rules, new_start, length + 1)
+        return card_id(suit, new_start) if run_allowed(rules, new_start, length + 1) else None
 
-    def add(self, card: int, end: str, seat: int) -> None:
-        """Lay ``card`` off at ``end``; it scores for ``seat``."""
+    def add(self, card: int, end: str, seat: int, joker: bool) -> None:
+        """Lay ``card`` (or a joker declared as it) off at ``end``; it scores for ``seat``."""
         if end == "set":
             at = sum(suit_of(c) < suit_of(card) for c in self.cards)
         elif end == "up":
@@ -149,12 +178,29 @@ class TableMeld:
             at = 0
         self.cards.insert(at, card)
         self.by.insert(at, seat)
+        self.jokers.insert(at, joker)
+
+    def texts(self) -> list[str]:
+        """Card texts in print order; a joker prints as ``JK=<declared card>``."""
+        return [
+            f"JK={card_text(c)}" if joker else card_text(c)
+            for c, joker in zip(self.cards, self.jokers, strict=True)
+        ]
 
     def points(self, rules: Rules) -> list[int]:
-        """Points of each card; an ace that starts a run (A-2-3...) is a low ace."""
-        points = [rank_points(rank_of(c), rules.pip_values) for c in self.cards]
-        if self.kind == RUN and rank_of(self.cards[0]) == 0:
-            points[0] = rules.low_ace_value
+        """Points of each card.
+
+        An ace that starts a run (A-2-3...) is a low ace. A joker scores
+        ``joker_value``, or under ``declared`` exactly as the card it stands for.
+        """
+        points = []
+        for at, (card, joker) in enumerate(zip(self.cards, self.jokers, strict=True)):
+            if joker and rules.joker_value != "declared":
+                points.append(int(rules.joker_value))
+            elif at == 0 and self.kind == RUN and rank_of(card) == 0:
+                points.append(rules.low_ace_value)
+            else:
+                points.append(rank_points(rank_of(card), rules.pip_values))
         return points
 
 
@@ -190,7 +236,7 @@ class ReferenceGame:
         stock = _parse_cards(position.get("stock", []))
         pile = _parse_cards(position.get("discard", []))
         table = [_parse_table_meld(rules, meld) for meld in position.get("melds", [])]
-        _check_copies(rules, hands + [stock, pile] + [m.cards for m in table])
+        _check_copies(rules, hands + [stock, pile], table)
         totals = position.get("totals", [0] * players)
         if len(totals) != players or not all(_is_int(t) for t in totals):
             raise ValueError(f"position: 'totals' must hold {players} integers, got {totals!r}")
@@ -201,6 +247,7 @@ class ReferenceGame:
             )
         game.totals = list(totals)
         game._start_hand(0, (to_play - 1) % players, hands, stock, pile, table)
+        # A seat that laid any card on the table counts as having melded this hand.
         game.melded = [any(seat in m.by for m in table) for seat in range(players)]
         return game
 
@@ -208,7 +255,6 @@ class ReferenceGame:
 
     def _start_game(self, rules: Rules, auto_deal: bool) -> None:
         """Game-level state: totals and the result so far."""
-        _check_supported(rules)
         self.rules = rules
         self.patterns = meld_patterns(rules)
         self.auto_deal = auto_deal
@@ -241,10 +287,8 @@ class ReferenceGame:
     ) -> None:
         """Hand-level state; the seat left of the dealer starts at its draw step."""
         players = self.rules.players
-        self.phase = DRAW
         self.hand_number = hand_number
         self.dealer = dealer
-        self.to_play = (dealer + 1) % players
         self.turn = 0
         self.hands = hands
         self.stock = stock  # top card first
@@ -252,11 +296,21 @@ class ReferenceGame:
         self.table = table  # oldest meld first
         self.known: list[list[int]] = [[] for _ in range(players)]
         self.melded = [False] * players
-        self._start_turn_state()
+        self.call_from: int | None = None  # the discarder whose discard opened a call window
+        self._begin_turn((dealer + 1) % players)
 
-    def _start_turn_state(self) -> None:
-        """What a turn remembers about its own draw."""
-        self.owed: int | None = None  # card the next meld or lay-off must contain
+    def _begin_turn(self, seat: int) -> None:
+        """``seat`` starts its turn at the draw step."""
+        self.phase = DRAW
+        self.to_play = seat
+        self._clear_turn_state()
+        # Under floating: a player who starts the turn with an empty hand goes out by
+        # emptying it again (a meld then ends the hand instead of floating once more).
+        self.started_floating = not self.hands[seat]
+
+    def _clear_turn_state(self) -> None:
+        """What a turn (or a call) remembers about its own draw."""
+        self.owed: int | None = None  # card the next meld or lay-off must play
         self.no_discard: int | None = None  # card taken by `take 1`: not to be discarded
         self.drew_last_stock = False  # this turn's `draw` emptied the stock
 
@@ -268,6 +322,10 @@ class ReferenceGame:
             return sorted(self._draw_actions())
         if self.phase == PLAY:
             return sorted(self._play_actions())
+        if self.phase == CALL:
+            return ["call", "pass"]
+        if self.phase == CALL_PLAY:
+            return sorted(self._call_play_actions())
         return []
 
     def _draw_actions(self) -> set[str]:
@@ -276,51 +334,112 @@ class ReferenceGame:
         return actions
 
     def _may_take(self, depth: int) -> bool:
-        """``take depth``: the top card freely (unless it must be melded), deeper by digging."""
+        """``take depth``: the top card freely (unless it must be melded), deeper by digging.
+
+        A card that must be played this turn (the deepest card of a dig, or the top
+        card under ``top_card_must_meld``) may be taken only if the hand it joins can
+        then meld or lay it off.
+        """
         if depth >= 2 and not self.rules.dig:
             return False
         if depth == 1 and not self.rules.top_card_must_meld:
             return True
-        return self._can_play_after_taking(depth)
-
-    def _can_play_after_taking(self, depth: int) -> bool:
-        """Whether the deepest card taken could be melded or laid off this turn."""
         seat, taken = self.to_play, self.pile[-depth:]
-        card = taken[0]
-        available = set(self.hands[seat]) | set(taken)
-        hand_size = len(self.hands[seat]) + depth
-        for pattern in self.patterns.values():
-            if (
-                card in pattern.cards
-                and available.issuperset(pattern.cards)
-                and self._meld_size_ok(len(pattern.cards), hand_size)
-            ):
-                return True
-        return self._may_lay_off(seat, hand_size) and any(
-            self._oldest_fitting(card, end) is not None for end in LAYOFF_ENDS
-        )
+        return self._can_play_card(seat, self.hands[seat] + taken, taken[0])
 
     def _play_actions(self) -> set[str]:
+        """After the draw: melds and lay-offs; with no card owed, swaps and discards."""
         seat, hand = self.to_play, self.hands[self.to_play]
-        in_hand = set(hand)
+        actions = self._meld_and_layoff_actions(seat, hand, self.owed)
+        if self.owed is None:
+            actions.update(f"discard {card_text(c)}" for c in set(hand) if self._may_discard(c))
+            if self.rules.joker_swap:
+                actions.update(
+                    f"swap {card_text(c)}"
+                    for c in set(hand)
+                    if c != JOKER and self._oldest_joker_as(c) is not None
+                )
+        return actions
+
+    def _call_play_actions(self) -> set[str]:
+        """The caller plays the called card first, may meld and lay off more, then ``done``."""
+        actions = self._meld_and_layoff_actions(self.to_play, self.hands[self.to_play], self.owed)
+        if self.owed is None:
+            actions.add("done")
+        return actions
+
+    def _meld_and_layoff_actions(self, seat: int, hand: list[int], owed: int | None) -> set[str]:
+        """Melds and lay-offs ``seat`` may make from ``hand`` (each playing ``owed``, if set)."""
         actions = {
             pattern.text
-            for pattern in self.patterns.values()
-            if in_hand.issuperset(pattern.cards)
-            and self._meld_size_ok(len(pattern.cards), len(hand))
-            and (self.owed is None or self.owed in pattern.cards)
+            for pattern in self._melds(hand, owed)
+            if self._meld_size_ok(len(pattern.cards), len(hand))
         }
         if self._may_lay_off(seat, len(hand)):
             actions.update(
-                f"layoff {card_text(card)} {end}"
-                for card in in_hand
-                if self.owed is None or card == self.owed
-                for end in LAYOFF_ENDS
-                if self._oldest_fitting(card, end) is not None
+                f"layoff {card_text(card)} {end}" for card, end in self._layoffs(hand, owed)
             )
-        if self.owed is None:
-            actions.update(f"discard {card_text(c)}" for c in in_hand if self._may_discard(c))
         return actions
+
+    def _can_play_card(self, seat: int, hand: list[int], card: int) -> bool:
+        """Whether ``seat``, holding ``hand``, could meld or lay off ``card`` at once.
+
+        Used for a dug card, the top card under ``top_card_must_meld`` and a rummy call:
+        ``hand`` is the hand after taking ``card``, which is then owed.
+        """
+        return bool(self._meld_and_layoff_actions(seat, hand, card))
+
+    def _melds(self, cards: list[int], owed: int | None) -> Iterator[Pattern]:
+        """The allowed patterns ``cards`` can make, jokers filling the cards they lack.
+
+        A pattern is possible when the cards lacking from ``cards`` are no more than its
+        jokers and, in a one-deck game, none of them is already on the table. With a
+        card owed only melds that play it: a natural owed card must be in the pattern;
+        an owed joker must fill in for a lacking card.
+        """
+        naturals = set(cards)
+        jokers = cards.count(JOKER)
+        on_table = self._cards_on_table_one_deck()
+        if owed is None or owed == JOKER:
+            candidates = list(self.patterns.values())
+        else:
+            candidates = patterns_holding(self.rules)[owed]
+        for pattern in candidates:
+            lacking = [c for c in pattern.cards if c not in naturals]
+            if len(lacking) > jokers or on_table.intersection(lacking):
+                continue
+            if owed == JOKER and not lacking:
+                continue
+            yield pattern
+
+    def _layoffs(self, cards: list[int], owed: int | None) -> Iterator[tuple[int, str]]:
+        """(card, end) lay-offs that ``cards`` can make on the table.
+
+        The natural card if held, otherwise a joker declared as it (in a one-deck game
+        not a card already on the table). With a card owed: a natural owed card must be
+        the card laid off; an owed joker must be the one laid off (a card not held).
+        """
+        naturals = set(cards)
+        has_joker = JOKER in naturals
+        on_table = self._cards_on_table_one_deck()
+        targets = {
+            (card, end)
+            for meld in self.table
+            for end in LAYOFF_ENDS
+            if (card := meld.accepts(self.rules, end)) is not None
+        }
+        for card, end in targets:
+            natural = card in naturals
+            if not natural and not (has_joker and card not in on_table):
+                continue
+            if owed is None or card == owed or (owed == JOKER and not natural):
+                yield card, end
+
+    def _cards_on_table_one_deck(self) -> set[int]:
+        """Cards a joker may not be declared as: those on the table, in a one-deck game."""
+        if self.rules.n_decks > 1:
+            return set()
+        return {card for meld in self.table for card in meld.cards}
 
     def _meld_size_ok(self, meld_size: int, hand_size: int) -> bool:
         """Under discard_required a meld must leave a card to discard."""
@@ -337,9 +456,17 @@ class ReferenceGame:
         hand = self.hands[self.to_play]
         return card != self.no_discard or all(c == card for c in hand)
 
-    def _oldest_fitting(self, card: int, end: str) -> TableMeld | None:
+    def _oldest_accepting(self, card: int, end: str) -> TableMeld | None:
         """The oldest table meld ``layoff card end`` fits, if any."""
-        return next((m for m in self.table if m.fits(self.rules, card, end)), None)
+        return next((m for m in self.table if m.accepts(self.rules, end) == card), None)
+
+    def _oldest_joker_as(self, card: int) -> tuple[TableMeld, int] | None:
+        """(meld, slot) of the oldest table joker declared as ``card``, if any."""
+        for meld in self.table:
+            for slot, (declared, joker) in enumerate(zip(meld.cards, meld.jokers, strict=True)):
+                if joker and declared == card:
+                    return meld, slot
+        return None
 
     # Applying actions -----------------------------------------------------------------
 
@@ -362,8 +489,16 @@ class ReferenceGame:
             self._meld(tuple(parse_card(a) for a in args))
         elif verb == "layoff":
             self._lay_off(parse_card(args[0]), args[1])
-        else:
+        elif verb == "swap":
+            self._swap(parse_card(args[0]))
+        elif verb == "discard":
             self._discard(parse_card(args[0]))
+        elif verb == "call":
+            self._call()
+        elif verb == "pass":
+            self._pass()
+        else:
+            self._done()
 
     def _draw(self) -> None:
         self.hands[self.to_play].append(self.stock.pop(0))
@@ -385,29 +520,50 @@ class ReferenceGame:
         self.phase = PLAY
 
     def _meld(self, cards: tuple[int, ...]) -> None:
+        """Lay a new meld: natural cards where held, a joker for each card lacking."""
         seat = self.to_play
-        for card in cards:
-            self._play_from_hand(card)
-        self.table.append(TableMeld(self.patterns[cards].kind, list(cards), [seat] * len(cards)))
+        jokers = [card not in self.hands[seat] for card in cards]
+        for card, joker in zip(cards, jokers, strict=True):
+            self._play_from_hand(JOKER if joker else card)
+        kind = self.patterns[cards].kind
+        self.table.append(TableMeld(kind, list(cards), [seat] * len(cards), jokers))
         self.melded[seat] = True
-        if self.owed in cards:
+        if self.owed in cards or (self.owed == JOKER and any(jokers)):
             self.owed = None
-        self._after_emptying_play()
+        self._after_meld_or_layoff()
 
     def _lay_off(self, card: int, end: str) -> None:
-        meld = self._oldest_fitting(card, end)
+        """Add the natural ``card`` if held, else a joker declared as it, to the oldest fit."""
+        meld = self._oldest_accepting(card, end)
         assert meld is not None  # the action was legal
-        self._play_from_hand(card)
-        meld.add(card, end, self.to_play)
-        if self.owed == card:
+        joker = card not in self.hands[self.to_play]
+        self._play_from_hand(JOKER if joker else card)
+        meld.add(card, end, self.to_play, joker)
+        if self.owed == (JOKER if joker else card):
             self.owed = None
-        self._after_emptying_play()
+        self._after_meld_or_layoff()
+
+    def _swap(self, card: int) -> None:
+        """The natural ``card`` replaces the oldest table joker declared as it.
+
+        It keeps the joker's ``by`` (it scores for whoever laid the joker); the joker
+        goes to the player's hand, known to all. The hand size does not change.
+        """
+        found = self._oldest_joker_as(card)
+        assert found is not None  # the action was legal
+        meld, slot = found
+        seat = self.to_play
+        self._play_from_hand(card)
+        meld.jokers[slot] = False
+        self.hands[seat].append(JOKER)
+        self.known[seat].append(JOKER)
 
     def _discard(self, card: int) -> None:
+        """Discarding the last card goes out (even while floating); else the turn ends."""
         self._play_from_hand(card)
         self.pile.append(card)
         if self.hands[self.to_play]:
-            self._finish_turn()
+            self._end_turn(after_discard=True)
         else:
             self._end_hand(went_out=self.to_play)
 
@@ -418,27 +574,116 @@ class ReferenceGame:
         if card in self.known[seat]:
             self.known[seat].remove(card)
 
-    def _after_emptying_play(self) -> None:
-        """A meld or lay-off that empties the hand goes out and ends the hand at once."""
-        if not self.hands[self.to_play]:
-            self._end_hand(went_out=self.to_play)
+    def _after_meld_or_layoff(self) -> None:
+        """A meld or lay-off that empties the hand.
 
-    def _finish_turn(self) -> None:
-        """After a discard that leaves cards: the guards may end the hand, else pass left."""
+        In a turn: the player goes out and the hand ends, or under ``floating`` the
+        player floats, which ends the turn at once (unless the player started this
+        turn floating: then the hand ends). A caller who empties the hand still says
+        ``done`` first.
+        """
+        seat = self.to_play
+        if self.hands[seat] or self.phase == CALL_PLAY:
+            return
+        if self.rules.floating and not self.started_floating:
+            self._end_turn(after_discard=False)
+        else:
+            self._end_hand(went_out=seat)
+
+    def _end_turn(self, after_discard: bool) -> None:
+        """A finished turn (a discard that leaves cards, or a float).
+
+        The guards may end the hand (``max_turns``, ``last_draw``); otherwise a discard
+        may open a call window, and else play passes left.
+        """
         self.turn += 1
         last_draw = self.rules.stock_out == "last_draw" and self.drew_last_stock
         if self.turn == self.rules.max_turns or last_draw:
             self._end_hand(went_out=None)
             return
-        self.to_play = (self.to_play + 1) % self.rules.players
-        self.phase = DRAW
-        self._start_turn_state()
+        if after_discard and self._open_call_window():
+            return
+        self._begin_turn((self.to_play + 1) % self.rules.players)
+
+    # Rummy calls ----------------------------------------------------------------------
+
+    def _open_call_window(self) -> bool:
+        """After a discard (``rummy_call``): ask the first seat that could call it.
+
+        A window opens only when the discarded card could be laid off on a table meld
+        or melded with cards in the pile (pile jokers fill in), and some seat could
+        call it. Returns whether a window opened.
+        """
+        if not self.rules.rummy_call:
+            return False
+        card = self.pile[-1]
+        playable = any(True for _ in self._melds(self.pile, card)) or any(
+            True for _ in self._layoffs([card], card)
+        )
+        if not playable:
+            return False
+        discarder = self.to_play
+        caller = self._next_caller(discarder, after=discarder)
+        if caller is None:
+            return False
+        self.call_from = discarder
+        self.phase = CALL
+        self.to_play = caller
+        self._clear_turn_state()
+        return True
+
+    def _next_caller(self, discarder: int, after: int) -> int | None:
+        """The next seat after ``after`` (going left, before the discarder) that may call."""
+        players, card = self.rules.players, self.pile[-1]
+        seat = (after + 1) % players
+        while seat != discarder:
+            if self._may_call(seat, card):
+                return seat
+            seat = (seat + 1) % players
+        return None
+
+    def _may_call(self, seat: int, card: int) -> bool:
+        """A seat with cards (not floating) that could meld or lay off ``card`` at once."""
+        hand = self.hands[seat]
+        return bool(hand) and self._can_play_card(seat, hand + [card], card)
+
+    def _call(self) -> None:
+        """The caller takes the discarded card (known) and owes it: it must be played first."""
+        seat, card = self.to_play, self.pile.pop()
+        self.hands[seat].append(card)
+        self.known[seat].append(card)
+        self.owed = card
+        self.phase = CALL_PLAY
+
+    def _pass(self) -> None:
+        """Ask the next seat that may call, or close the window."""
+        assert self.call_from is not None
+        caller = self._next_caller(self.call_from, after=self.to_play)
+        if caller is None:
+            self._close_call_window()
+        else:
+            self.to_play = caller
+
+    def _done(self) -> None:
+        """The caller is done: a caller with no cards left goes out (or floats)."""
+        caller = self.to_play
+        if not self.hands[caller] and not self.rules.floating:
+            self._end_hand(went_out=caller)
+        else:
+            self._close_call_window()
+
+    def _close_call_window(self) -> None:
+        """Play goes on with the seat left of the discarder."""
+        assert self.call_from is not None
+        discarder, self.call_from = self.call_from, None
+        self._begin_turn((discarder + 1) % self.rules.players)
 
     # End of a hand, end of the game ---------------------------------------------------
 
     def _end_hand(self, went_out: int | None) -> None:
         """Score the hand, decide the game, and deal on (auto-deal games) if it goes on."""
-        self._start_turn_state()
+        self._clear_turn_state()
+        self.call_from = None
         self.hand_scores = self._score_hand()
         self.totals = [t + s for t, s in zip(self.totals, self.hand_scores, strict=True)]
         self.winner = self._winner(went_out)
@@ -458,8 +703,15 @@ class ReferenceGame:
             for seat, points in zip(meld.by, meld.points(rules), strict=True):
                 scores[seat] += points
         for seat, hand in enumerate(self.hands):
-            scores[seat] -= sum(rank_points(rank_of(c), rules.pip_values) for c in hand)
+            scores[seat] -= sum(self._cost_in_hand(c) for c in hand)
         return scores
+
+    def _cost_in_hand(self, card: int) -> int:
+        """What a card left in hand costs; a joker its value (15 under ``declared``)."""
+        if card == JOKER:
+            value = self.rules.joker_value
+            return JOKER_IN_HAND_DECLARED if value == "declared" else int(value)
+        return rank_points(rank_of(card), self.rules.pip_values)
 
     def _winner(self, went_out: int | None) -> int | None:
         """The seat that wins with this hand's totals, or None if the game goes on."""
@@ -476,6 +728,7 @@ class ReferenceGame:
 
     def snapshot(self) -> dict[str, Any]:
         """The whole state as JSON-able values (card texts; hands sorted by card id)."""
+        live = self.phase in LIVE_PHASES
         return {
             "phase": self.phase,
             "to_play": self.to_play,
@@ -486,13 +739,13 @@ class ReferenceGame:
             "stock": [card_text(c) for c in self.stock],
             "stock_size": len(self.stock),
             "discard": [card_text(c) for c in self.pile],
-            "melds": [
-                {"cards": [card_text(c) for c in m.cards], "by": list(m.by)} for m in self.table
-            ],
+            "melds": [{"cards": m.texts(), "by": list(m.by)} for m in self.table],
             "known": [_sorted_texts(cards) for cards in self.known],
             "melded": list(self.melded),
             "owed": None if self.owed is None else card_text(self.owed),
             "no_discard": None if self.no_discard is None else card_text(self.no_discard),
+            "call_from": self.call_from,
+            "floating": [live and not hand for hand in self.hands],
             "totals": list(self.totals),
             "hand_scores": None if self.hand_scores is None else list(self.hand_scores),
             "hand_over": self.phase in (HAND_OVER, GAME_OVER),
@@ -506,68 +759,90 @@ class ReferenceGame:
 # Helpers ----------------------------------------------------------------------------
 
 
-def _check_supported(rules: Rules) -> None:
-    """Refuse the variants this engine does not implement yet."""
-    unsupported = [
-        name
-        for name, asked in (
-            ("jokers", rules.jokers > 0),
-            ("floating", rules.floating),
-            ("joker_swap", rules.joker_swap),
-            ("rummy_call", rules.rummy_call),
-        )
-        if asked
-    ]
-    if unsupported:
-        raise NotImplementedError(
-            f"the reference engine does not implement {', '.join(unsupported)} yet; "
-            "turn these rules off (jokers: 0, floating/joker_swap/rummy_call: false)"
-        )
-
-
 def _sorted_texts(cards: list[int]) -> list[str]:
+    """Card texts sorted by id: by suit, then rank, jokers last."""
     return [card_text(c) for c in sorted(cards)]
 
 
+def _parse_card_text(text: Any) -> int:
+    """Card id of one card text (``JK`` included); ValueError naming the position."""
+    try:
+        return parse_card(text) if isinstance(text, str) else -1
+    except ValueError as exc:
+        raise ValueError(f"position: {exc}") from None
+
+
 def _parse_cards(texts: Any) -> list[int]:
-    """Card ids of a list of card texts; ValueError for anything not in this game's deck."""
+    """Card ids of a list of card texts (``JK`` for a joker)."""
     if not isinstance(texts, list):
         raise ValueError(f"position: expected a list of card texts, got {texts!r}")
-    cards = []
-    for text in texts:
-        try:
-            card = parse_card(text) if isinstance(text, str) else -1
-        except ValueError as exc:
-            raise ValueError(f"position: {exc}") from None
-        if not 0 <= card < N_NATURAL:
-            raise ValueError(f"position: unknown card {text!r} (this game has no jokers)")
-        cards.append(card)
+    cards = [_parse_card_text(text) for text in texts]
+    for text, card in zip(texts, cards, strict=True):
+        if not 0 <= card <= JOKER:
+            raise ValueError(f"position: unknown card {text!r}")
     return cards
 
 
 def _parse_table_meld(rules: Rules, meld: Any) -> TableMeld:
-    """A table meld of the position; its cards must be an allowed pattern in print order."""
+    """A table meld of the position: its cards (a joker as ``JK=6H``) in print order.
+
+    The cards, jokers read as their declared cards, must be an allowed pattern.
+    """
     if not isinstance(meld, dict) or "cards" not in meld or "by" not in meld:
         raise ValueError(f"position: a meld needs 'cards' and 'by', got {meld!r}")
-    cards = _parse_cards(meld["cards"])
+    texts = meld["cards"]
+    if not isinstance(texts, list):
+        raise ValueError(f"position: a meld's 'cards' must be a list, got {texts!r}")
+    cards, jokers = [], []
+    for text in texts:
+        joker = isinstance(text, str) and text.strip().upper().startswith("JK=")
+        card = _parse_card_text(text.strip()[3:] if joker else text)
+        if not 0 <= card < N_NATURAL:
+            raise ValueError(
+                f"position: table card {text!r} must be a natural card or a declared "
+                "joker such as JK=6H"
+            )
+        cards.append(card)
+        jokers.append(joker)
     pattern = meld_patterns(rules).get(tuple(cards))
     if pattern is None:
         raise ValueError(
-            f"position: meld {meld['cards']} is not a valid meld under these rules "
+            f"position: meld {texts} is not a valid meld under these rules "
             "(cards must be in print order)"
         )
     by = meld["by"]
-    if len(by) != len(cards) or not all(_is_int(s) and 0 <= s < rules.players for s in by):
-        raise ValueError(f"position: meld {meld['cards']} needs one seat per card in 'by'")
-    return TableMeld(pattern.kind, cards, list(by))
+    if (
+        not isinstance(by, list)
+        or len(by) != len(cards)
+        or not all(_is_int(s) and 0 <= s < rules.players for s in by)
+    ):
+        raise ValueError(f"position: meld {texts} needs one seat per card in 'by'")
+    return TableMeld(pattern.kind, cards, list(by), jokers)
 
 
-def _check_copies(rules: Rules, groups: list[list[int]]) -> None:
-    """No card may appear more often than there are decks."""
+def _check_copies(rules: Rules, groups: list[list[int]], table: list[TableMeld]) -> None:
+    """No natural card more often than there are decks, no more jokers than the deck has.
+
+    In a one-deck game the table also holds each card once: a joker may not be
+    declared as a card already on the table.
+    """
     counts = Counter(card for group in groups for card in group)
+    for meld in table:
+        counts[JOKER] += sum(meld.jokers)
+        counts.update(c for c, joker in zip(meld.cards, meld.jokers, strict=True) if not joker)
     for card, count in sorted(counts.items()):
-        if count > rules.n_decks:
+        limit = rules.n_jokers if card == JOKER else rules.n_decks
+        if count > limit:
             raise ValueError(
                 f"position: card {card_text(card)} is given {count} times "
-                f"in a {rules.n_decks}-deck game"
+                f"in a game with {limit} of it ({rules.n_decks} deck(s), "
+                f"{rules.jokers} joker(s) per deck)"
+            )
+    if rules.n_decks == 1:
+        on_table = Counter(card for meld in table for card in meld.cards)
+        twice = sorted(card for card, count in on_table.items() if count > 1)
+        if twice:
+            raise ValueError(
+                f"position: {card_text(twice[0])} is on the table twice in a one-deck game "
+                "(a joker may not be declared as a card already on the table)"
             )

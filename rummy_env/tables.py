@@ -77,6 +77,8 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(x).astype(np.int8)
     bits = (x[..., None] >> np.arange(16)) & 1
     return bits.sum(-1).astype(np.int8)
 
