@@ -1,0 +1,28 @@
+"""The masked categorical distribution over the flat action space.
+
+Illegal actions get a logit of the dtype's most negative value, so they are
+never sampled and carry no probability; the entropy sums over legal actions
+only, so a state with one legal action has entropy exactly 0.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.distributions import Categorical
+
+
+class MaskedCategorical(Categorical):
+    """``Categorical`` over the actions where ``mask`` [n, A] (bool) is True."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
+        if mask.dtype != torch.bool:
+            mask = mask.bool()
+        if not bool(mask.any(dim=-1).all()):
+            raise ValueError("MaskedCategorical: a row of the mask has no legal action")
+        self.mask = mask
+        masked = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+        super().__init__(logits=masked, validate_args=False)
+
+    def entropy(self) -> torch.Tensor:
+        p_log_p = self.probs * self.logits
+        return -torch.where(self.mask, p_log_p, torch.zeros_like(p_log_p)).sum(dim=-1)

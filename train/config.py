@@ -1,0 +1,119 @@
+"""Training configuration: a dataclass with a docstring per field, loaded from YAML.
+
+``load_config(path, overrides)`` reads ``configs/train/NAME.yaml`` and then
+``key=value`` overrides; an unknown key is an error naming the known ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rummy_env.config import parse_overrides
+from rummy_env.rules import Rules
+
+
+@dataclass
+class TrainConfig:
+    exp_name: str = "ppo_selfplay"
+    """Name of the experiment; runs are named ``rummy500__{exp_name}__{seed}__{time}``."""
+    seed: int = 1
+    """Seeds the deals, the league draws and torch."""
+    rules: dict[str, Any] = field(default_factory=lambda: {"preset": "standard", "players": 2})
+    """Rules of the games (a preset and/or flags, as in configs/rules)."""
+    total_steps: int = 1_000_000
+    """Agent-steps to train for (every seat's micro-actions count)."""
+    max_minutes: float = 0.0
+    """Stop after this many minutes of wall time (0: no limit)."""
+    num_envs: int = 256
+    """Games stepped together."""
+    num_steps: int = 64
+    """Steps of the whole batch per rollout."""
+    reward: str = "points_diff"
+    """Reward per seat: ``points_diff`` (hand score minus the others' mean, /100),
+    ``points`` or ``win`` (see rummy_env/episode.py)."""
+    arch: str = "mlp"
+    """Network: ``mlp`` or ``cards`` (card embeddings with self-attention)."""
+    arch_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments of the network, e.g. {hidden: [256, 256]}."""
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``total_steps``."""
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    num_minibatches: int = 4
+    update_epochs: int = 4
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    norm_adv: bool = True
+    target_kl: float = 0.0
+    """Stop an update's epochs early when the approximate KL passes this (0: never)."""
+    self_play: float = 0.5
+    """Share of games in which every seat is the current learner."""
+    opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
+    """Heuristic league members (agents/registry.py names)."""
+    snapshot_every: int = 25
+    """Add a frozen copy of the learner to the league every this many updates (0: never)."""
+    max_snapshots: int = 5
+    eval_every: int = 10
+    """Evaluate against each of ``eval_opponents`` every this many updates (0: never)."""
+    eval_games: int = 100
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
+    checkpoint_every: int = 10
+    """Write ``last.pt`` every this many updates (and at the end)."""
+    keep_checkpoints: int = 3
+    """Numbered checkpoints kept besides ``last.pt`` and ``best.pt``."""
+    device: str = "auto"
+    """``auto`` (CUDA when available), ``cpu`` or ``cuda``."""
+    torch_threads: int = 0
+    """torch intra-op threads (0: torch's default)."""
+    run_dir: str = "runs"
+    """Folder of the runs (TensorBoard events and checkpoints)."""
+    progress: bool = True
+    """Show a progress bar."""
+
+    def __post_init__(self) -> None:
+        Rules.from_dict(self.rules)  # fail early, naming the bad key
+        if self.reward not in ("points_diff", "points", "win"):
+            raise ValueError(f"config: reward={self.reward!r}; allowed: points_diff, points, win")
+        if self.device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"config: device={self.device!r}; allowed: auto, cpu, cuda")
+        for name in ("num_envs", "num_steps", "num_minibatches", "update_epochs", "total_steps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"config: {name} must be >= 1")
+
+    @property
+    def game_rules(self) -> Rules:
+        return Rules.from_dict(self.rules)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None,
+                base: dict[str, Any] | None = None) -> TrainConfig:
+    """The config of a YAML file (or the defaults), then ``key=value`` overrides."""
+    data: dict[str, Any] = dict(base or {})
+    if path is not None:
+        loaded = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"config: {path} must hold a mapping")
+        data.update(loaded)
+    for key, value in parse_overrides(overrides or []).items():
+        if key.startswith("rules."):
+            data.setdefault("rules", {})
+            data["rules"] = {**data["rules"], key[len("rules."):]: value}
+        else:
+            data[key] = value
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"config: unknown key(s) {unknown}; known keys: {sorted(known)}")
+    return TrainConfig(**data)

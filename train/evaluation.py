@@ -1,0 +1,38 @@
+"""Periodic evaluation of the learner against fixed opponents, through the arena.
+
+Each evaluation plays a duplicate match (every deal with the seats swapped) of
+the learner, acting greedily, against one opponent, and reports the learner's
+win rate and its mean points per hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from agents.registry import make_agent
+from agents.torch_policy import TorchAgent
+from eval.arena import play_match
+from rummy_env.rules import Rules
+
+
+def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games: int,
+             seed: int, device: str | torch.device = "cpu") -> dict[str, dict[str, float]]:
+    """{opponent: {"win_rate", "points_per_hand", "games"}} for the learner."""
+    learner = TorchAgent(policy, rules, name="learner", greedy=True, device=device, seed=seed)
+    out: dict[str, dict[str, float]] = {}
+    was_training = policy.training
+    policy.eval()
+    for name in opponents:
+        opponent = make_agent(name, rules, seed)
+        result = play_match(rules, [learner, opponent], games, seed=seed, duplicate=True,
+                            batch_size=min(512, max(games, 2)), progress=False)
+        mine = result.lineups == 0  # [G, P] seats the learner held
+        points = (result.totals * mine).sum()
+        out[name] = {
+            "win_rate": float(np.mean(result.winner_agent == 0)),
+            "points_per_hand": float(points / max(1, result.hands.sum())),
+            "games": float(result.n_games),
+        }
+    policy.train(was_training)
+    return out

@@ -1,0 +1,70 @@
+"""The opponent league: who sits across the table from the learner.
+
+Members are the heuristics (``random``, ``casual``, ``sharp``) and frozen past
+snapshots of the learner. Each new game draws its opponent by this rule:
+
+* with probability ``self_play``, pure self-play: every seat is the current
+  learner (and every seat's decisions are trained on);
+* otherwise one league member plays every other seat, drawn with weight
+  ``(1 - w + 0.05) ** 2``, where ``w`` is the learner's recent win rate against
+  that member (an exponential moving average, starting at 0.5): members the
+  learner still loses to are drawn most (prioritized fictitious self-play).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agents.base import Agent
+
+SELF = -1
+"""Controller id of the current learner."""
+
+
+@dataclass
+class League:
+    self_play: float = 0.5
+    ema: float = 0.05
+    max_snapshots: int = 5
+    names: list[str] = field(default_factory=list)
+    agents: list[Agent] = field(default_factory=list)
+    win_rate: list[float] = field(default_factory=list)
+    games: list[int] = field(default_factory=list)
+    snapshot: list[bool] = field(default_factory=list)
+
+    def add(self, name: str, agent: Agent, is_snapshot: bool = False) -> None:
+        """Add a member; the oldest snapshot leaves when there are too many."""
+        if is_snapshot and sum(self.snapshot) >= self.max_snapshots:
+            oldest = self.snapshot.index(True)
+            for values in (self.names, self.agents, self.win_rate, self.games, self.snapshot):
+                del values[oldest]
+        self.names.append(name)
+        self.agents.append(agent)
+        self.win_rate.append(0.5)
+        self.games.append(0)
+        self.snapshot.append(is_snapshot)
+
+    def weights(self) -> np.ndarray:
+        """Draw probabilities of the members when the learner does not play itself."""
+        w = (1.0 - np.asarray(self.win_rate) + 0.05) ** 2
+        return w / w.sum()
+
+    def draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """int [n]: SELF or a member index for each of n new games."""
+        if not self.agents:
+            return np.full(n, SELF)
+        members = rng.choice(len(self.agents), size=n, p=self.weights())
+        return np.where(rng.random(n) < self.self_play, SELF, members)
+
+    def record(self, member: np.ndarray, learner_won: np.ndarray) -> None:
+        """Update win rates from finished games against members (SELF games ignored)."""
+        for j, won in zip(member.tolist(), learner_won.tolist()):
+            if j == SELF:
+                continue
+            self.win_rate[j] += self.ema * (float(won) - self.win_rate[j])
+            self.games[j] += 1
+
+    def stats(self) -> dict[str, float]:
+        return {name: rate for name, rate in zip(self.names, self.win_rate)}

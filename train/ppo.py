@@ -1,0 +1,322 @@
+"""Self-play PPO for Rummy 500, readable top to bottom (after CleanRL's ppo.py).
+
+One rollout steps ``num_envs`` games ``num_steps`` times through the batched
+self-play interface. In each game the learner holds one seat (all seats under
+pure self-play) and a league member the others (train/league.py). Only the
+learner's decisions are trained on; each seat's rewards and advantages follow
+its own chain of decisions (train/advantages.py). The update is the usual
+clipped PPO with a masked categorical (illegal actions are never sampled, and
+the stored masks are re-applied when log-probs are recomputed).
+
+Logged to TensorBoard under ``runs/<run_name>/``: ``charts/SPS``,
+``charts/episodic_return``, ``charts/learning_rate``, ``losses/*``,
+``eval/vs_<name>/win_rate`` and ``/points_per_hand``, ``league/*``, and the
+hyperparameters as a text table. Checkpoints: ``last.pt``, ``best.pt`` (best
+mean evaluation win rate) and the last few numbered ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn, optim
+
+from agents.base import Decision
+from agents.registry import make_agent
+from agents.torch_policy import TorchAgent, build_policy
+from rummy_env.observation import encode
+from rummy_env.vector import RummyVectorEnv
+from rummy_env.view import player_view
+
+from .advantages import turn_based_gae
+from .checkpoint import read_checkpoint, save_checkpoint
+from .config import TrainConfig
+from .evaluation import evaluate
+from .league import SELF, League
+
+
+@dataclass
+class TrainResult:
+    run_dir: Path
+    global_step: int
+    updates: int
+    steps_per_second: float
+    last_eval: dict[str, dict[str, float]]
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device=cuda asked for, but torch sees no CUDA device")
+    return torch.device(name)
+
+
+def run_name(cfg: TrainConfig) -> str:
+    return f"rummy500__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+
+
+class Rollout:
+    """Buffers of one rollout, [T, B] per field; rows where ``learner`` is False are unused."""
+
+    def __init__(self, t: int, b: int, obs_dim: int, n_actions: int, device: torch.device):
+        self.obs = torch.zeros((t, b, obs_dim), device=device)
+        self.masks = torch.zeros((t, b, n_actions), dtype=torch.bool, device=device)
+        self.actions = torch.zeros((t, b), dtype=torch.long, device=device)
+        self.logprobs = torch.zeros((t, b), device=device)
+        self.values = np.zeros((t, b), np.float32)
+        self.rewards = np.zeros((t, b), np.float32)
+        self.dones = np.zeros((t, b), bool)
+        self.learner = np.zeros((t, b), bool)
+        self.next_step = np.full((t, b), -1, np.int64)
+        self.bootstrap = np.zeros((t, b), np.float32)
+
+    def clear(self) -> None:
+        for arr in (self.values, self.rewards, self.bootstrap):
+            arr[:] = 0.0
+        self.dones[:] = False
+        self.learner[:] = False
+        self.next_step[:] = -1
+
+
+def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
+    # ------------------------------------------------------------------ set-up
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    rules = cfg.game_rules
+    device = pick_device(cfg.device)
+    if cfg.torch_threads:
+        torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+
+    env = RummyVectorEnv(rules, cfg.num_envs, seed=cfg.seed, reward=cfg.reward, episode="game")
+    b, p, t_len = cfg.num_envs, rules.players, cfg.num_steps
+    obs_dim, n_actions = env.observation_size, env.num_actions
+    batch_per_update = b * t_len
+    num_updates = max(1, cfg.total_steps // batch_per_update)
+
+    policy = build_policy(cfg.arch, rules, obs_dim, n_actions, **cfg.arch_kwargs).to(device)
+    optimizer = optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
+    for name in cfg.opponents:
+        league.add(name, make_agent(name, rules, cfg.seed))
+
+    start_update, global_step, best_score = 1, 0, -1.0
+    if resume is not None:
+        run_dir = Path(resume)
+        if not run_dir.exists():
+            run_dir = Path(cfg.run_dir) / str(resume)
+        payload = read_checkpoint(run_dir / "last.pt")
+        policy.load_state_dict(payload["state_dict"])
+        optimizer.load_state_dict(payload["extra"]["optimizer"])
+        start_update = int(payload["extra"]["update"]) + 1
+        global_step = int(payload["global_step"])
+        best_score = float(payload["extra"].get("best_score", -1.0))
+    else:
+        run_dir = Path(cfg.run_dir) / run_name(cfg)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    writer = SummaryWriter(str(run_dir), purge_step=global_step if resume else None)
+    if resume is None:
+        table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
+        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
+
+    def checkpoint(path: Path, update: int) -> None:
+        save_checkpoint(path, policy, arch=cfg.arch, arch_kwargs=cfg.arch_kwargs, rules=rules,
+                        config=cfg.to_dict(), global_step=global_step,
+                        extra={"optimizer": optimizer.state_dict(), "update": update,
+                               "best_score": best_score})
+
+    # ------------------------------------------------------------------ game seating
+    obs_np, mask_np, seat = env.reset(seed=cfg.seed)
+    member = league.draw(b, rng)                   # opponent of each game (SELF: self-play)
+    learner_seat = rng.integers(p, size=b)
+
+    def controllers() -> np.ndarray:
+        """int [B]: SELF or the league member acting in each game now."""
+        return np.where((member == SELF) | (seat == learner_seat), SELF, member)
+
+    def learner_seats() -> np.ndarray:
+        """bool [B, P]: seats whose decisions are trained on."""
+        seats = np.arange(p)[None, :] == learner_seat[:, None]
+        return seats | (member == SELF)[:, None]
+
+    last_decision = np.full((b, p), -1, np.int64)  # step of each seat's pending decision
+    episode_return = np.zeros((b, p), np.float32)
+    buf = Rollout(t_len, b, obs_dim, n_actions, device)
+    last_eval: dict[str, dict[str, float]] = {}
+    start_time, start_step = time.time(), global_step
+    bar = tqdm(total=num_updates * batch_per_update, initial=global_step, unit="step",
+               disable=not cfg.progress, dynamic_ncols=True)
+
+    for update in range(start_update, num_updates + 1):
+        if cfg.anneal_lr:
+            frac = 1.0 - (update - 1.0) / num_updates
+            optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+        buf.clear()
+        last_decision[:] = -1  # chains do not cross rollouts: pending ones bootstrap
+
+        # -------------------------------------------------------------- rollout
+        for t in range(t_len):
+            global_step += b
+            actor = controllers()
+            learn = np.flatnonzero(actor == SELF)
+            actions = np.zeros(b, np.int64)
+            if learn.size:
+                obs_t = torch.as_tensor(obs_np[learn], device=device)
+                mask_t = torch.as_tensor(mask_np[learn], device=device)
+                with torch.no_grad():
+                    action, logprob, _, value = policy.get_action_and_value(obs_t, mask_t)
+                actions[learn] = action.cpu().numpy()
+                buf.obs[t, learn] = obs_t
+                buf.masks[t, learn] = mask_t
+                buf.actions[t, learn] = action
+                buf.logprobs[t, learn] = logprob
+                buf.values[t, learn] = value.cpu().numpy()
+                buf.learner[t, learn] = True
+                pending = last_decision[learn, seat[learn]]
+                linked = pending >= 0
+                buf.next_step[pending[linked], learn[linked]] = t
+                last_decision[learn, seat[learn]] = t
+            for j in np.unique(actor[actor != SELF]):
+                rows = np.flatnonzero(actor == j)
+                view = player_view(rules, env.state, seat[rows], rows)
+                decision = Decision(rules, mask_np[rows], view, obs_np[rows])
+                actions[rows] = league.agents[j].act(decision)
+
+            obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
+
+            # Credit each learner seat's rewards to its pending decision.
+            credited = learner_seats() & (last_decision >= 0)
+            g, s = np.nonzero(credited)
+            buf.rewards[last_decision[g, s], g] += rewards[g, s]
+            episode_return += rewards * learner_seats()
+            finished = info["episode"]["game"]
+            if finished.size:
+                fg, fs = np.nonzero(credited[finished])
+                buf.dones[last_decision[finished[fg], fs], finished[fg]] = True
+                last_decision[finished] = -1
+                returns = episode_return[finished][learner_seats()[finished]]
+                writer.add_scalar("charts/episodic_return", float(returns.mean()), global_step)
+                writer.add_scalar("charts/episodic_length",
+                                  float(info["episode"]["length"].mean()), global_step)
+                won = info["episode"]["winner"] == learner_seat[finished]
+                league.record(member[finished], won)
+                episode_return[finished] = 0.0
+                member[finished] = league.draw(finished.size, rng)
+                learner_seat[finished] = rng.integers(p, size=finished.size)
+
+        # Bootstrap every chain still pending from that seat's current observation.
+        g, s = np.nonzero(last_decision >= 0)
+        if g.size:
+            view = player_view(rules, env.state, s, g)
+            with torch.no_grad():
+                boot = policy.get_value(torch.as_tensor(encode(rules, view), device=device))
+            buf.bootstrap[last_decision[g, s], g] = boot.cpu().numpy()
+        advantages, returns = turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step,
+                                             buf.bootstrap, buf.learner, cfg.gamma,
+                                             cfg.gae_lambda)
+
+        # -------------------------------------------------------------- PPO update
+        ti, bi = np.nonzero(buf.learner)
+        ti_t, bi_t = torch.as_tensor(ti, device=device), torch.as_tensor(bi, device=device)
+        b_obs, b_masks = buf.obs[ti_t, bi_t], buf.masks[ti_t, bi_t]
+        b_actions, b_logprobs = buf.actions[ti_t, bi_t], buf.logprobs[ti_t, bi_t]
+        b_adv = torch.as_tensor(advantages[ti, bi], device=device)
+        b_returns = torch.as_tensor(returns[ti, bi], device=device)
+        b_values = torch.as_tensor(buf.values[ti, bi], device=device)
+        n_samples = ti.size
+        minibatch = max(1, n_samples // cfg.num_minibatches)
+        clipfracs, approx_kl = [], torch.zeros(())
+        pg_loss = v_loss = entropy_loss = torch.zeros(())
+        for _epoch in range(cfg.update_epochs):
+            order = torch.randperm(n_samples, device=device)
+            for start in range(0, n_samples, minibatch):
+                mb = order[start:start + minibatch]
+                _, newlogprob, entropy, newvalue = policy.get_action_and_value(
+                    b_obs[mb], b_masks[mb], b_actions[mb])
+                logratio = newlogprob - b_logprobs[mb]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                mb_adv = b_adv[mb]
+                if cfg.norm_adv and mb.numel() > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
+                    ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                if cfg.clip_vloss:
+                    v_clipped = b_values[mb] + torch.clamp(newvalue - b_values[mb],
+                                                           -cfg.clip_coef, cfg.clip_coef)
+                    v_loss = 0.5 * torch.max((newvalue - b_returns[mb]) ** 2,
+                                             (v_clipped - b_returns[mb]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+            if cfg.target_kl and approx_kl > cfg.target_kl:
+                break
+
+        # -------------------------------------------------------------- logging
+        y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
+        var_y = np.var(y_true)
+        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+        sps = (global_step - start_step) / max(1e-9, time.time() - start_time)
+        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+        writer.add_scalar("charts/SPS", sps, global_step)
+        writer.add_scalar("charts/learner_samples", n_samples, global_step)
+        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
+        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
+        writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
+        writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
+        writer.add_scalar("losses/clipfrac", float(np.mean(clipfracs)), global_step)
+        writer.add_scalar("losses/explained_variance", explained_var, global_step)
+        for name, rate in league.stats().items():
+            writer.add_scalar(f"league/{name}/learner_win_rate", rate, global_step)
+        writer.add_scalar("league/members", len(league.agents), global_step)
+
+        if cfg.snapshot_every and update % cfg.snapshot_every == 0:
+            frozen = copy.deepcopy(policy).eval()
+            league.add(f"snapshot_{update}", TorchAgent(frozen, rules, f"snapshot_{update}",
+                                                        device=device, seed=cfg.seed + update),
+                       is_snapshot=True)
+        if cfg.eval_every and (update % cfg.eval_every == 0 or update == num_updates):
+            last_eval = evaluate(rules, policy, cfg.eval_opponents, cfg.eval_games,
+                                 seed=cfg.seed + 10_000 + update, device=device)
+            for name, stats in last_eval.items():
+                writer.add_scalar(f"eval/vs_{name}/win_rate", stats["win_rate"], global_step)
+                writer.add_scalar(f"eval/vs_{name}/points_per_hand", stats["points_per_hand"],
+                                  global_step)
+            score = float(np.mean([s["win_rate"] for s in last_eval.values()]))
+            if score > best_score:
+                best_score = score
+                checkpoint(run_dir / "best.pt", update)
+        if update % cfg.checkpoint_every == 0 or update == num_updates:
+            checkpoint(run_dir / "last.pt", update)
+            checkpoint(run_dir / f"step_{global_step:012d}.pt", update)
+            for old in sorted(run_dir.glob("step_*.pt"))[:-cfg.keep_checkpoints]:
+                old.unlink()
+        bar.update(batch_per_update)
+        shown: dict[str, Any] = {"SPS": f"{sps:,.0f}"}
+        shown.update({f"vs_{k}": f"{v['win_rate']:.2f}" for k, v in last_eval.items()})
+        bar.set_postfix(shown)
+        if cfg.max_minutes and time.time() - start_time > 60 * cfg.max_minutes:
+            checkpoint(run_dir / "last.pt", update)
+            break
+
+    bar.close()
+    writer.close()
+    return TrainResult(run_dir, global_step, update,
+                       (global_step - start_step) / max(1e-9, time.time() - start_time),
+                       last_eval)
