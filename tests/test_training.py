@@ -1,0 +1,177 @@
+"""Training pieces: masked distribution, turn-based GAE, league, checkpoints, the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.base import Decision
+from agents.distributions import MaskedCategorical
+from agents.torch_policy import ARCHITECTURES, TorchAgent, build_policy
+from rummy_env.actions import layout
+from rummy_env.core import init, legal_mask
+from rummy_env.observation import observation_size
+from rummy_env.rules import Rules
+from rummy_env.view import player_view
+from train.advantages import turn_based_gae
+from train.checkpoint import CheckpointMismatch, load_policy, save_checkpoint
+from train.config import load_config
+from train.league import SELF, League
+
+
+# ----------------------------------------------------------------------------- distribution
+def test_masked_categorical_never_samples_illegal_actions() -> None:
+    torch.manual_seed(0)
+    logits = torch.randn(64, 30) * 5
+    mask = torch.rand(64, 30) < 0.2
+    mask[:, 7] = True
+    dist = MaskedCategorical(logits, mask)
+    samples = dist.sample((200,))  # [200, 64]
+    assert mask.gather(1, samples.T).all()
+    assert torch.allclose(dist.probs[~mask], torch.zeros(()))
+    assert torch.allclose(dist.probs.sum(-1), torch.ones(64))
+
+
+def test_masked_entropy_counts_legal_actions_only() -> None:
+    logits = torch.zeros(3, 10)
+    mask = torch.zeros(3, 10, dtype=torch.bool)
+    mask[0, 4] = True            # one legal action: entropy 0
+    mask[1, :2] = True           # two equal: log 2
+    mask[2, :] = True            # ten equal: log 10
+    entropy = MaskedCategorical(logits, mask).entropy()
+    expected = torch.tensor([0.0, np.log(2), np.log(10)], dtype=torch.float32)
+    assert torch.allclose(entropy, expected, atol=1e-6)
+
+
+def test_masked_categorical_rejects_an_empty_row() -> None:
+    with pytest.raises(ValueError, match="no legal action"):
+        MaskedCategorical(torch.zeros(2, 4), torch.tensor([[True] * 4, [False] * 4]))
+
+
+# ----------------------------------------------------------------------------- advantages
+def test_gae_follows_each_seats_own_chain() -> None:
+    """Two seats alternate in one game; seat 0 decides at t=0, 2; seat 1 at t=1, 3."""
+    gamma, lam = 0.9, 0.8
+    values = np.array([[1.0], [2.0], [3.0], [4.0]], np.float32)
+    rewards = np.array([[0.5], [0.0], [1.0], [-1.0]], np.float32)
+    next_step = np.array([[2], [3], [-1], [-1]])
+    dones = np.array([[False], [False], [True], [False]])
+    bootstrap = np.array([[0.0], [0.0], [0.0], [10.0]], np.float32)
+    learner = np.ones((4, 1), bool)
+    adv, ret = turn_based_gae(rewards, values, dones, next_step, bootstrap, learner, gamma, lam)
+    a2 = 1.0 - 3.0                              # terminal: r - V
+    a0 = 0.5 + gamma * 3.0 - 1.0 + gamma * lam * a2
+    a3 = -1.0 + gamma * 10.0 - 4.0              # bootstrapped at the rollout's end
+    a1 = 0.0 + gamma * 4.0 - 2.0 + gamma * lam * a3
+    assert np.allclose(adv[:, 0], [a0, a1, a2, a3], atol=1e-6)
+    assert np.allclose(ret, adv + values)
+
+
+def test_gae_ignores_non_learner_steps() -> None:
+    adv, ret = turn_based_gae(np.ones((2, 2), np.float32), np.full((2, 2), 0.5, np.float32),
+                              np.zeros((2, 2), bool), np.full((2, 2), -1),
+                              np.zeros((2, 2), np.float32),
+                              np.array([[True, False], [False, False]]), 0.99, 0.95)
+    assert adv[0, 0] == pytest.approx(0.5)
+    assert (adv[[0, 1, 1], [1, 0, 1]] == 0).all() and ret[1, 1] == 0
+
+
+# ----------------------------------------------------------------------------- league
+class _Fixed:
+    name = "fixed"
+
+    def act(self, decision):  # pragma: no cover - never called here
+        raise AssertionError
+
+
+def test_league_draws_the_members_the_learner_loses_to_most() -> None:
+    league = League(self_play=0.0)
+    league.add("easy", _Fixed())
+    league.add("hard", _Fixed())
+    for _ in range(200):
+        league.record(np.array([0, 1]), np.array([True, False]))
+    assert league.win_rate[0] > 0.95 and league.win_rate[1] < 0.05
+    draws = league.draw(5000, np.random.default_rng(0))
+    assert (draws == 1).mean() > 0.9
+
+
+def test_league_self_play_share_and_snapshot_limit() -> None:
+    league = League(self_play=0.3, max_snapshots=2)
+    league.add("casual", _Fixed())
+    for i in range(4):
+        league.add(f"snap{i}", _Fixed(), is_snapshot=True)
+    assert league.names == ["casual", "snap2", "snap3"]
+    draws = league.draw(20000, np.random.default_rng(1))
+    assert abs((draws == SELF).mean() - 0.3) < 0.02
+
+
+# ----------------------------------------------------------------------------- checkpoints
+@pytest.mark.parametrize("arch", ARCHITECTURES)
+def test_checkpoint_round_trip_and_refusal(arch, tmp_path: Path) -> None:
+    rules = Rules()
+    policy = build_policy(arch, rules, observation_size(rules), layout(rules).size)
+    path = save_checkpoint(tmp_path / "c.pt", policy, arch=arch, arch_kwargs={}, rules=rules,
+                           config={"note": "test"}, global_step=123)
+    loaded, payload = load_policy(path, rules)
+    assert payload["global_step"] == 123
+    for key, value in policy.state_dict().items():
+        assert torch.equal(value, loaded.state_dict()[key])
+    with pytest.raises(CheckpointMismatch, match="other rules"):
+        load_policy(path, Rules.from_dict({"preset": "web"}))
+    state = init(rules, 0, 8)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    actions = TorchAgent(loaded, rules).act(decision)
+    assert decision.mask[np.arange(8), actions].all()
+
+
+def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) -> None:
+    rules = Rules()
+    policy = build_policy("mlp", rules, observation_size(rules), layout(rules).size)
+    path = save_checkpoint(tmp_path / "c.pt", policy, arch="mlp", arch_kwargs={}, rules=rules,
+                           config={}, global_step=0)
+    payload = torch.load(path, weights_only=True)
+    payload["obs_version"] = -1
+    torch.save(payload, path)
+    with pytest.raises(CheckpointMismatch, match="observation version"):
+        load_policy(path)
+
+
+# ----------------------------------------------------------------------------- config + CLI
+def test_config_rejects_unknown_keys() -> None:
+    with pytest.raises(ValueError, match="unknown key"):
+        load_config(None, ["learning_rat=0.1"])
+    with pytest.raises(ValueError, match="players"):
+        load_config(None, ["rules.players=12"])
+
+
+def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    root = Path(__file__).resolve().parents[1]
+    cmd = [sys.executable, "-m", "rummy_env.cli", "train", "--config",
+           str(root / "configs/train/quickstart.yaml"), "total_steps=4096", "num_envs=32",
+           "num_steps=32", "eval_every=2", "eval_games=4", "checkpoint_every=2",
+           "snapshot_every=2", "rules.target=60", f"run_dir={tmp_path}", "progress=false",
+           "torch_threads=1"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = list(tmp_path.iterdir())
+    events = EventAccumulator(str(run))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    for tag in ("charts/SPS", "charts/episodic_return", "losses/policy_loss",
+                "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
+                "losses/explained_variance", "eval/vs_random/win_rate",
+                "eval/vs_casual/win_rate", "eval/vs_random/points_per_hand"):
+        assert tag in tags, tag
+    assert events.Tags()["tensors"] or events.Tags().get("text"), "hyperparameter table missing"
+    rules = Rules.from_dict({"target": 60})
+    policy, payload = load_policy(run / "last.pt", rules)
+    state = init(rules, 3, 4)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
