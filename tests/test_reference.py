@@ -88,6 +88,23 @@ BAD_POSITIONS = {
     "meld_by_wrong_length": position([["2C"], ["3C"]], [], [], [], {}, melds=[(RUN_5H[0], [1])]),
     "hands_count": position([["2C"], ["3C"], ["4C"]], [], [], [], {}),
     "to_play_out_of_range": position([["2C"], ["3C"]], [], [], [], {}, to_play=2),
+    "too_many_jokers": position([["JK", "JK"], ["JK"]], [], [], [], {}, jokers=1),
+    "table_joker_too_many": position(
+        [["JK"], ["2C"]], [], [], [], {}, melds=[(["5H", "JK=6H", "7H"], [0, 0, 0])], jokers=1
+    ),
+    "table_joker_undeclared": position(
+        [["2C"], ["3C"]], [], [], [], {}, melds=[(["5H", "JK", "7H"], [0, 0, 0])], jokers=1
+    ),
+    "table_joker_declared_as_joker": position(
+        [["2C"], ["3C"]], [], [], [], {}, melds=[(["5H", "JK=JK", "7H"], [0, 0, 0])], jokers=1
+    ),
+    "table_joker_not_a_pattern": position(
+        [["2C"], ["3C"]], [], [], [], {}, melds=[(["5H", "JK=8H", "7H"], [0, 0, 0])], jokers=1
+    ),
+    "one_deck_card_on_table_twice": position(
+        [["2C"], ["3C"]], [], [], [], {},
+        melds=[(["5H", "6H", "7H"], [0, 0, 0]), (["6C", "6D", "JK=6H"], [1, 1, 1])], jokers=1,
+    ),
 }
 
 
@@ -95,15 +112,6 @@ BAD_POSITIONS = {
 def test_bad_position_raises(name: str) -> None:
     with pytest.raises(ValueError, match="position"):
         ReferenceGame.from_position(BAD_POSITIONS[name])
-
-
-@pytest.mark.parametrize("flag", [{"jokers": 2}, {"floating": True}, {"joker_swap": True},
-                                  {"rummy_call": True}, {"preset": "jokers"}])
-def test_unsupported_variants_raise(flag: dict[str, Any]) -> None:
-    with pytest.raises(NotImplementedError):
-        ReferenceGame(Rules.from_dict(flag), seed=0)
-    with pytest.raises(NotImplementedError):
-        ReferenceGame.from_position({**RULE_CASES["stock_and_pile_empty"], "rules": flag})
 
 
 def test_illegal_action_leaves_state_unchanged() -> None:
@@ -157,12 +165,39 @@ RANDOM_RULES = [
     {"go_out_to_win": True, "target": 100, "pip_values": "flat5", "low_ace_value": 15},
     {"max_turns": 20, "target": 60},
 ]
+# The jokers preset and each of its flags alone (a joker value or joker swaps only
+# matter with jokers in the deck), at 2, 4 and 6 players.
+JOKER_FLAGS = [
+    {"preset": "jokers"},
+    {"jokers": 2},
+    {"jokers": 1, "joker_value": 25},
+    {"jokers": 2, "joker_value": "declared"},
+    {"pip_values": "flat5"},
+    {"layoff_requires_meld": True},
+    {"floating": True},
+    {"jokers": 2, "joker_swap": True},
+    {"rummy_call": True},
+]
+RANDOM_RULES += [{**flags, "players": players} for flags in JOKER_FLAGS for players in (2, 4, 6)]
+RANDOM_RULES += [
+    {"preset": "jokers", "discard_required": True, "top_card_must_meld": True},
+    {"preset": "jokers", "players": 3, "wrap": True, "stock_out": "last_draw"},
+    {"preset": "jokers", "players": 3, "max_turns": 30, "target": 100},
+]
+
+LIVE_PHASES = {"draw", "play", "call", "call_play"}
+
+
+def table_card(text: str) -> str:
+    """A table card as the card it is: ``JK=6H`` is a joker."""
+    return "JK" if text.startswith("JK=") else text
 
 
 @pytest.mark.parametrize("flags", RANDOM_RULES, ids=str)
 def test_random_games_keep_invariants(flags: dict[str, Any]) -> None:
     """Random legal play: cards are conserved, a live game always offers an action,
-    each new hand is the seeded deal, and the game ends won or truncated."""
+    each new hand is the seeded deal, the call window and floating seats are
+    consistent, and the game ends won or truncated."""
     rules = Rules.from_dict({**flags, "max_hands": 3})
     deck = Counter(card_text(int(c)) for c in deck_cards(rules))
     rng = random.Random(0)
@@ -175,8 +210,14 @@ def test_random_games_keep_invariants(flags: dict[str, Any]) -> None:
             for hand in snap["hands"]:
                 cards.update(hand)
             for meld in snap["melds"]:
-                cards.update(meld["cards"])
+                cards.update(table_card(c) for c in meld["cards"])
             assert cards == deck
+            live = snap["phase"] in LIVE_PHASES
+            assert snap["floating"] == [live and not hand for hand in snap["hands"]]
+            assert (snap["call_from"] is not None) == (snap["phase"] in ("call", "call_play"))
+            if snap["call_from"] is not None:
+                assert snap["call_from"] != snap["to_play"]
+                assert snap["hands"][snap["to_play"]] or snap["phase"] == "call_play"
             if snap["hand_number"] != hand_number:
                 hand_number = snap["hand_number"]
                 assert {k: snap[k] for k in ("to_play", "hands", "discard", "stock")} == (
