@@ -27,6 +27,15 @@ CASES = [
     ({"preset": "standard", "players": 2, "max_turns": 25}, 100),
     ({"preset": "standard", "players": 2, "ace_high": False, "pip_values": "flat5",
       "low_ace_value": 15}, 100),
+    ({"preset": "jokers", "players": 2}, 150),
+    ({"preset": "jokers", "players": 4}, 60),
+    ({"preset": "jokers", "players": 6}, 40),
+    ({"preset": "standard", "players": 2, "jokers": 2}, 80),
+    ({"preset": "standard", "players": 4, "jokers": 2, "joker_value": "declared"}, 50),
+    ({"preset": "standard", "players": 2, "jokers": 2, "joker_swap": True}, 80),
+    ({"preset": "standard", "players": 4, "floating": True}, 50),
+    ({"preset": "standard", "players": 2, "rummy_call": True}, 80),
+    ({"preset": "standard", "players": 6, "rummy_call": True, "floating": True}, 30),
 ]
 
 
