@@ -56,3 +56,12 @@ def shuffled_decks(rules: Rules, keys: np.ndarray, hand_numbers: np.ndarray) -> 
 def dealer_of_hand(rules: Rules, hand_number: int) -> int:
     """Hand 0 is dealt by seat P-1, so seat 0 plays first; the deal passes left."""
     return (rules.players - 1 + hand_number) % rules.players
+
+
+def daily_seed(today=None) -> tuple[int, str]:
+    """(seed, ISO date) of today's deals in UTC: the seed is the date as YYYYMMDD, so
+    everyone who plays or evaluates with ``--daily`` today gets the same deals."""
+    import datetime as dt
+
+    day = today or dt.datetime.now(dt.timezone.utc).date()
+    return int(day.strftime("%Y%m%d")), day.isoformat()

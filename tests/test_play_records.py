@@ -1,0 +1,128 @@
+"""The terminal game (driven through a pseudo-terminal) and game records."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.registry import make_agent
+from rummy_env.play import play_game
+from rummy_env.records import GameRecord, read_records, replay, write_records
+from rummy_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Terminal:
+    """``rummy500 play`` on a pseudo-terminal: type lines, read the screen."""
+
+    def __init__(self, *args: str) -> None:
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen([sys.executable, "-m", "rummy_env.cli", "play", *args],
+                                     stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
+                                     start_new_session=True)
+        os.close(slave)
+        self.screen = ""
+
+    def read_until(self, text: str, timeout: float = 60) -> str:
+        end = time.time() + timeout
+        while text not in self.screen:
+            if time.time() > end:
+                raise AssertionError(f"timed out waiting for {text!r}; screen:\n{self.screen}")
+            ready, _, _ = select.select([self.master], [], [], 0.2)
+            if ready:
+                try:
+                    self.screen += os.read(self.master, 65536).decode(errors="replace")
+                except OSError:
+                    break
+        return self.screen
+
+    def type(self, line: str) -> None:
+        self.screen = ""
+        os.write(self.master, (line + "\n").encode())
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            os.close(self.master)
+
+
+def test_play_in_a_terminal_survives_bad_input_and_leaves_on_ctrl_c() -> None:
+    term = Terminal("--opponents", "casual", "--seed", "5")
+    term.read_until("your move")
+    assert "your hand:" in term.screen and "discard pile (depth)" in term.screen
+    term.type("fly to the moon")
+    term.read_until("your move")
+    assert "cannot read action" in term.screen
+    term.type("999")
+    term.read_until("your move")
+    assert "no move 999" in term.screen
+    term.type("discard 2C")
+    term.read_until("your move")
+    assert "not legal now" in term.screen or "cannot read" in term.screen
+    term.type("1")  # a legal move: the game goes on
+    term.read_until("your move")
+    os.killpg(term.proc.pid, signal.SIGINT)
+    term.read_until("bye")
+    assert term.close() == 0
+
+
+def _first_legal(prompt_lines: list[str]):
+    """A scripted person who always picks move 1."""
+    def ask(prompt: str) -> str:
+        prompt_lines.append(prompt)
+        return "1"
+    return ask
+
+
+def test_a_played_game_records_and_replays_exactly(tmp_path: Path) -> None:
+    rules = Rules.from_dict({"target": 150})
+    prompts: list[str] = []
+    recorder = play_game(rules, [make_agent("casual", rules, 0)], seed=9,
+                         ask=_first_legal(prompts), say=lambda _: None)
+    (record,) = recorder.done
+    assert prompts and record.result["hands"] >= 1
+    path = tmp_path / "games.jsonl"
+    write_records(path, [record])
+    (loaded,) = list(read_records(path))
+    assert loaded == record
+    state = replay(loaded)
+    assert state.game_over[0] and state.totals[0].tolist() == record.result["totals"]
+
+
+def test_replay_rejects_a_tampered_record() -> None:
+    rules = Rules.from_dict({"target": 100})
+    recorder = play_game(rules, [make_agent("random", rules, 0)], seed=2,
+                         ask=_first_legal([]), say=lambda _: None)
+    record = recorder.done[0]
+    bad = GameRecord(**{**record.__dict__, "actions": ["discard JK"] + record.actions[1:]})
+    with pytest.raises(ValueError):
+        replay(bad)
+    wrong = GameRecord(**{**record.__dict__,
+                          "result": {**record.result, "totals": [0] * rules.players}})
+    with pytest.raises(ValueError, match="the record says"):
+        replay(wrong)
+
+
+def test_replay_cli_steps_through_a_file(tmp_path: Path) -> None:
+    rules = Rules.from_dict({"target": 100})
+    recorder = play_game(rules, [make_agent("casual", rules, 0)], seed=4,
+                         ask=_first_legal([]), say=lambda _: None)
+    path = tmp_path / "g.jsonl"
+    write_records(path, recorder.done)
+    done = subprocess.run([sys.executable, "-m", "rummy_env.cli", "replay", str(path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "replay matches the record" in done.stdout
+    assert np.sum([line.startswith("  ") for line in done.stdout.splitlines()]) == len(
+        recorder.done[0].actions)
