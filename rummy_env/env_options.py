@@ -1,0 +1,58 @@
+"""How every environment reads its configuration: the rules and the env options.
+
+All envs (``pettingzoo_env``, ``gym_env``, ``vector``) take their rules the same
+way, in this order of precedence:
+
+* ``rules=Rules(...)``: a ready rules object (nothing else may be given with it);
+* ``rules_file="path.yaml"``: a YAML mapping of rule flags (``Rules.from_yaml``);
+* ``preset="web"`` and/or any rule flag as a keyword (``players=3, target=250``),
+  read with ``Rules.from_dict``: flags override the preset.
+
+Env options are checked against their allowed values here, so every env raises
+the same ``ValueError`` (naming the option and the allowed values) for a typo.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .core import check_supported
+from .rules import Rules
+
+EPISODES = ("game", "hand")
+"""``game``: an episode is a whole game to the target; ``hand``: hand 0 of a fresh game."""
+REWARDS = ("win", "points", "points_diff")
+"""See ``rummy_env.episode`` for what each pays."""
+ILLEGAL_ACTIONS = ("raise", "penalize")
+"""``raise``: ValueError naming the legal texts; ``penalize``: the game ends, offender -1."""
+
+
+def resolve_rules(rules: Rules | None = None, rules_file: str | Path | None = None,
+                  preset: str | None = None, **flags: Any) -> Rules:
+    """The rules of an env from exactly one source (see the module docstring)."""
+    if rules is not None:
+        if rules_file is not None or preset is not None or flags:
+            raise ValueError("rules: give rules=Rules(...) alone, without preset, "
+                             "rules_file or rule flags")
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules: expected a rummy_env.rules.Rules, got {type(rules).__name__}")
+        resolved = rules
+    elif rules_file is not None:
+        if preset is not None or flags:
+            raise ValueError("rules: give rules_file alone (put preset and flags in the file)")
+        resolved = Rules.from_yaml(rules_file)
+    else:
+        config = dict(flags)
+        if preset is not None:
+            config["preset"] = preset
+        resolved = Rules.from_dict(config)
+    check_supported(resolved)
+    return resolved
+
+
+def check_choice(name: str, value: Any, allowed: tuple) -> Any:
+    """``value`` if it is one of ``allowed``; otherwise ValueError naming both."""
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")
+    return value

@@ -1,0 +1,71 @@
+"""Opponents for the single-agent envs: one interface over agents and plain callables.
+
+The single-agent envs (``gym_env``, ``vector.RummySingleAgentVectorEnv``) let the
+non-learning seats be played by
+
+* any object following ``agents.base.Agent`` (``act(Decision) -> int64 [n]``); its
+  ``Decision`` carries observations only if it sets ``needs_observation = True``
+  (the arena's convention), or
+* any callable ``(observations float32 [n, D], masks bool [n, A]) -> int [n]``,
+  applied to the batch; ``single=True`` calls it once per game with
+  ``(observation [D], mask [A]) -> int`` instead (the Gymnasium env's convention).
+
+``as_policy`` turns either into a ``BatchPolicy``: ``policy(rules, state, mask)``
+returns one action per game of ``state`` for the seat to play there, built from
+exactly what that seat may see (``mask`` is ``core.legal_mask(rules, state)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, Decision, sample_legal
+
+from .observation import encode
+from .rules import Rules
+from .state import State
+from .view import player_view
+
+BatchPolicy = Callable[[Rules, State, np.ndarray], np.ndarray]
+"""``policy(rules, state, mask) -> int64 [B]``: an action for the seat to play in each game."""
+
+
+class RandomLegal:
+    """Uniformly random legal actions from a generator (the env's, so seeding covers it)."""
+
+    name = "random"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def act(self, decision: Decision) -> np.ndarray:
+        return sample_legal(decision.mask, self.rng)
+
+
+def as_policy(opponent: Any, *, single: bool = False) -> BatchPolicy:
+    """A ``BatchPolicy`` for an ``Agent`` or a callable (see the module docstring)."""
+    if isinstance(opponent, RandomLegal):  # needs neither a view nor observations
+        return lambda rules, state, mask: sample_legal(mask, opponent.rng)
+    is_agent = isinstance(opponent, Agent)
+    if not is_agent and not callable(opponent):
+        raise ValueError(f"opponent {opponent!r}: expected an Agent (name, act(decision)) "
+                         "or a callable (observation, mask) -> action")
+
+    # Agents get observations only when they declare ``needs_observation`` (as in the arena).
+    wants_obs = not is_agent or bool(getattr(opponent, "needs_observation", False))
+
+    def policy(rules: Rules, state: State, mask: np.ndarray) -> np.ndarray:
+        view = player_view(rules, state)
+        obs = encode(rules, view) if wants_obs else None
+        if is_agent:
+            actions = opponent.act(Decision(rules, mask, view, obs))
+        elif single:
+            actions = [opponent(obs[i], mask[i]) for i in range(state.batch_size)]
+        else:
+            actions = opponent(obs, mask)
+        return np.asarray(actions, dtype=np.int64).reshape(state.batch_size)
+
+    return policy
