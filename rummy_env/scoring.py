@@ -15,25 +15,34 @@ from .state import State
 from .tables import tables_for
 
 
-def slot_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
-    """int32 [n, M, 13]: points of the card in each table slot (empty slots too)."""
+def slot_points(rules: Rules, state: State, rows: np.ndarray, melds: int | None = None
+                ) -> np.ndarray:
+    """int32 [n, m, 13]: points of the card in each slot of the first ``melds`` table
+    melds (default: all), empty slots included."""
     t = tables_for(rules)
-    kind = state.meld_kind[rows][:, :, None]
-    key = state.meld_key[rows].astype(np.int64)[:, :, None]
-    start = state.meld_start[rows][:, :, None]
+    m = state.meld_kind.shape[1] if melds is None else melds
+    kind = state.meld_kind[rows, :m][:, :, None]
+    key = state.meld_key[rows, :m].astype(np.int64)[:, :, None]
+    start = state.meld_start[rows, :m][:, :, None]
     slot = np.arange(N_RANKS)[None, None, :]
     run_pts = np.where((slot == 0) & (start == 0), rules.low_ace_value, t.rank_points[slot])
     pts = np.where(kind == KIND_SET, t.rank_points[key], run_pts)
     if t.joker_points >= 0:
-        pts = np.where(state.meld_joker[rows], t.joker_points, pts)
+        pts = np.where(state.meld_joker[rows, :m], t.joker_points, pts)
     return pts
 
 
 def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     """int32 [n, P]: points each seat has on the table this hand."""
-    pts = slot_points(rules, state, rows)
-    by = state.meld_by[rows]
-    return np.stack([(pts * (by == p)).sum(axis=(1, 2)) for p in range(rules.players)], axis=1)
+    n, p = rows.size, rules.players
+    used = int(state.n_melds[rows].max(initial=0))
+    if used == 0:
+        return np.zeros((n, p), np.int32)
+    by = state.meld_by[rows, :used].astype(np.int64)
+    filled = by >= 0
+    owner = (np.arange(n)[:, None, None] * p + by)[filled]
+    pts = slot_points(rules, state, rows, used)[filled]
+    return np.bincount(owner, weights=pts, minlength=n * p).reshape(n, p).astype(np.int32)
 
 
 def hand_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import table_points
 from .rules import Rules
+from .scoring import table_points
 from .state import State
 
 
@@ -70,8 +70,11 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
     p = rules.players
     order = relative_order(p, seats)
     r = rows[:, None]
-    by = state.meld_by[rows].astype(np.int16)
-    rel_by = np.where(by >= 0, (by - seats.astype(np.int16)[:, None, None]) % p, -1)
+    # Only the melds some game of the batch uses need their owners turned relative.
+    used = int(state.n_melds[rows].max(initial=0))
+    rel_by = np.full(state.meld_by.shape[1:], -1, np.int8)[None].repeat(rows.size, axis=0)
+    by = state.meld_by[rows, :used].astype(np.int16)
+    rel_by[:, :used] = np.where(by >= 0, (by - seats.astype(np.int16)[:, None, None]) % p, -1)
     return PlayerView(
         seat=seats.astype(np.int8),
         hand=state.hand[rows, seats],
@@ -84,7 +87,7 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
         meld_key=state.meld_key[rows],
         meld_start=state.meld_start[rows],
         meld_len=state.meld_len[rows],
-        meld_by=rel_by.astype(np.int8),
+        meld_by=rel_by,
         meld_joker=state.meld_joker[rows],
         n_melds=state.n_melds[rows],
         table_points=table_points(rules, state, rows)[np.arange(rows.size)[:, None], order],
