@@ -167,21 +167,19 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
     played = np.concatenate([rows_of["meld"], rows_of["layoff"]])
     played = played[~calling[played]]
     emptied = played[state.hand_size[played, state.to_play[played]] == 0]
-    floats = emptied[~state.started_floating[emptied]] if rules.floating else emptied[:0]
-    out = np.setdiff1d(emptied, floats, assume_unique=True)
+    floating = ~state.started_floating[emptied] if rules.floating else np.zeros(emptied.size, bool)
     discarded = rows_of["discard"]
-    discarded_out = discarded[state.hand_size[discarded, state.to_play[discarded]] == 0]
-    out = np.concatenate([out, discarded_out])
+    discard_out = state.hand_size[discarded, state.to_play[discarded]] == 0
+    out = np.concatenate([emptied[~floating], discarded[discard_out]])
     state.went_out[out] = state.to_play[out]
 
     done = rows_of["done"]
-    done_empty = done[state.hand_size[done, state.to_play[done]] == 0]
-    done_out = done_empty if not rules.floating else done_empty[:0]
+    done_out = done[state.hand_size[done, state.to_play[done]] == 0] if not rules.floating \
+        else done[:0]
     state.went_out[done_out] = state.to_play[done_out]
-    _resume_after_call(rules, state, np.setdiff1d(done, done_out, assume_unique=True))
+    _resume_after_call(rules, state, done[~np.isin(done, done_out)] if done_out.size else done)
 
-    turn_over = np.concatenate([np.setdiff1d(discarded, discarded_out, assume_unique=True),
-                                floats])
+    turn_over = np.concatenate([discarded[~discard_out], emptied[floating]])
     ended = _finish_turns(rules, t, state, turn_over, discards=discarded)
     hand_over = np.concatenate([out, done_out, rows_of["end"], ended])
     if hand_over.size:
@@ -204,22 +202,19 @@ def _check_legal(lay, mask: np.ndarray, actions: np.ndarray, live: np.ndarray) -
         )
 
 
-def _rows_by_range(lay, actions: np.ndarray, live: np.ndarray) -> dict[str, np.ndarray]:
-    def rows(lo: int, hi: int) -> np.ndarray:
-        return np.flatnonzero(live & (actions >= lo) & (actions < hi))
+ACTION_KINDS = ("draw", "end", "take", "meld", "layoff", "discard", "swap", "call", "pass", "done")
 
-    return {
-        "draw": rows(lay.DRAW, lay.DRAW + 1),
-        "end": rows(lay.END, lay.END + 1),
-        "take": rows(lay.TAKE, lay.MELD),
-        "meld": rows(lay.MELD, lay.LAYOFF),
-        "layoff": rows(lay.LAYOFF, lay.DISCARD),
-        "discard": rows(lay.DISCARD, lay.SWAP),
-        "swap": rows(lay.SWAP, lay.CALL),
-        "call": rows(lay.CALL, lay.CALL + 1),
-        "pass": rows(lay.PASS, lay.PASS + 1),
-        "done": rows(lay.DONE, lay.DONE + 1),
-    }
+
+def _rows_by_range(lay, actions: np.ndarray, live: np.ndarray) -> dict[str, np.ndarray]:
+    """The live games (ascending) taking each kind of action, in a few array passes."""
+    starts = np.array([lay.END, lay.TAKE, lay.MELD, lay.LAYOFF, lay.DISCARD, lay.SWAP,
+                       lay.CALL, lay.PASS, lay.DONE])
+    kind = np.searchsorted(starts, actions, side="right")
+    kind[~live] = len(ACTION_KINDS)
+    order = np.argsort(kind, kind="stable")
+    counts = np.bincount(kind, minlength=len(ACTION_KINDS) + 1)
+    groups = np.split(order, np.cumsum(counts)[:-1])
+    return dict(zip(ACTION_KINDS, groups))
 
 
 def _start_play(state: State, rows: np.ndarray, seat: np.ndarray) -> None:
@@ -402,8 +397,8 @@ def _finish_turns(rules: Rules, t: Tables, state: State, rows: np.ndarray,
     ends = (state.turn[rows] >= rules.max_turns) | state.drew_last[rows]
     go_on = rows[~ends]
     if rules.rummy_call and go_on.size:
-        opened = _open_call_windows(rules, t, state, np.intersect1d(go_on, discards))
-        go_on = np.setdiff1d(go_on, opened, assume_unique=True)
+        opened = _open_call_windows(rules, t, state, go_on[np.isin(go_on, discards)])
+        go_on = go_on[~np.isin(go_on, opened)]
     state.to_play[go_on] = (state.to_play[go_on] + 1) % rules.players
     _new_turn(state, go_on)
     return rows[ends]
