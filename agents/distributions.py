@@ -23,6 +23,13 @@ class MaskedCategorical(Categorical):
         masked = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         super().__init__(logits=masked, validate_args=False)
 
+    def sample(self, sample_shape: torch.Size = torch.Size()) -> torch.Tensor:
+        """Gumbel-max sampling: one pass over the logits, cheaper than ``multinomial``;
+        masked logits sit at the dtype's minimum, so they never win."""
+        shape = torch.Size(sample_shape) + self.logits.shape
+        uniform = torch.rand(shape, device=self.logits.device).clamp_(min=1e-20)
+        return (self.logits - torch.log(-torch.log(uniform))).argmax(dim=-1)
+
     def entropy(self) -> torch.Tensor:
         p_log_p = self.probs * self.logits
         return -torch.where(self.mask, p_log_p, torch.zeros_like(p_log_p)).sum(dim=-1)

@@ -65,7 +65,7 @@ class _PolicyValue(nn.Module):
 class MLPPolicy(_PolicyValue):
     """Observation -> tanh MLP trunk -> policy logits and value."""
 
-    def __init__(self, obs_dim: int, n_actions: int, hidden: tuple[int, ...] = (256, 256)):
+    def __init__(self, obs_dim: int, n_actions: int, hidden: tuple[int, ...] = (256, 128)):
         super().__init__(hidden[-1], n_actions)
         layers: list[nn.Module] = []
         width = obs_dim
