@@ -55,14 +55,31 @@ def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> 
             "peak_memory_mb": round(peak_memory_mb(), 1)}
 
 
+def _line(r: dict) -> str:
+    what = r.get("what") or r.get("env")
+    head = f"{what:7s} {r['preset']:9s} P={r['players']}"
+    if what == "agents":
+        return "\n".join(f"{head} B={v['batch_size']:5d}  {name:>8s} "
+                         f"{v['decisions_per_s']:>12,.0f} decisions/s"
+                         for name, v in r["agents"].items())
+    batch = f" B={r['batch_size']:5d}" if "batch_size" in r else " B=    1"
+    extra = (f"  {r['hands_per_s']:>9,.1f} hands/s  peak {r['peak_memory_mb']:,.0f} MiB"
+             if what == "core" else "")
+    return f"{head}{batch}  {r['agent_steps_per_s']:>12,.0f} agent-steps/s{extra}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="rummy500 bench",
         description="Measure throughput: random legal games through the vectorized core "
-        "(agent-steps/s, hands/s, peak memory) at several batch sizes.",
+        "(agent-steps/s, hands/s, peak memory), the batched self-play env with "
+        "observations, the PettingZoo AEC env, and the baseline agents' decisions/s.",
     )
+    parser.add_argument("--what", nargs="+", default=["core"],
+                        choices=["core", "vector", "aec", "agents"],
+                        help="what to measure (default: core)")
     parser.add_argument("--batch", type=int, nargs="+", default=list(DEFAULT_BATCHES),
-                        help="batch sizes to measure (default: 1 64 1024 4096)")
+                        help="batch sizes for core and vector (default: 1 64 1024 4096)")
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
     parser.add_argument("--preset", default="standard", help="rules preset (standard, web, jokers)")
     parser.add_argument("--players", type=int, default=2)
@@ -71,16 +88,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     args = parser.parse_args(argv)
-    rules = Rules.from_dict({"preset": args.preset, "players": args.players,
-                             **parse_overrides(args.set)})
-    results = [bench_core(rules, b, args.seconds, args.seed) for b in args.batch]
-    for r in results:
-        if args.json:
-            print(json.dumps(r))
+    try:
+        rules = Rules.from_dict({"preset": args.preset, "players": args.players,
+                                 **parse_overrides(args.set)})
+    except ValueError as e:
+        parser.error(str(e))
+    for what in args.what:
+        if what == "core":
+            results = [bench_core(rules, b, args.seconds, args.seed) for b in args.batch]
+        elif what == "vector":
+            from .bench_envs import bench_vector
+
+            results = [bench_vector(rules, b, args.seconds, args.seed) for b in args.batch]
+        elif what == "aec":
+            from .bench_envs import bench_aec
+
+            results = [bench_aec(rules, args.seconds, args.seed)]
         else:
-            print(f"{r['what']:6s} {r['preset']:9s} P={r['players']} B={r['batch_size']:5d}  "
-                  f"{r['agent_steps_per_s']:>10,d} agent-steps/s  {r['hands_per_s']:>9,.1f} hands/s"
-                  f"  peak {r['peak_memory_mb']:,.0f} MiB")
+            from eval.bench_agents import bench_agents
+
+            batch = max(args.batch)
+            results = [{"what": "agents", "preset": rules.preset, "players": rules.players,
+                        "agents": bench_agents(rules, batch, args.seconds, seed=args.seed)}]
+        for r in results:
+            print(json.dumps(r) if args.json else _line(r), flush=True)
     return 0
 
 
