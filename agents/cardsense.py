@@ -1,0 +1,320 @@
+"""Card knowledge the heuristic agents share: tables per rules, and what a view shows.
+
+Everything here reads only a ``PlayerView`` (and the rules), never the State, so
+an agent built on it cannot peek. Two parts:
+
+* ``CardTables`` (``card_tables(rules)``, built once per rules): points of each
+  meld pattern and lay-off, the best run in a suit's 13-bit mask and the best
+  set in a rank's 4-bit mask (so "meld the best pattern in this hand" is a
+  lookup, not a scan of 637 patterns), and the card that extends a run up or
+  down.
+* View readers: the cards on the table, in the pile, known in other hands; where
+  a card can be laid off now; which action kinds a mask offers.
+
+Card ids: ``suit * 13 + rank`` (A = 0 .. K = 12), joker 52. Hands are counts
+``int8 [n, 53]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from rummy_env.actions import ActionLayout, layout
+from rummy_env.cards import N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS
+from rummy_env.patterns import (
+    KIND_RUN,
+    KIND_SET,
+    N_PATTERNS,
+    N_RUNS_PER_SUIT,
+    N_SET_PATTERNS,
+    PATTERN_CARDS,
+    PATTERN_CONTAINS,
+    PATTERN_KIND,
+    PATTERN_SIZE,
+    PATTERN_START,
+    run_allowed,
+)
+from rummy_env.rules import Rules
+from rummy_env.tables import tables_for
+from rummy_env.view import PlayerView
+
+NONE = -1
+RANK_BITS = 1 << np.arange(N_RANKS, dtype=np.int32)
+SUIT_BITS = 1 << np.arange(N_SUITS, dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class CardTables:
+    """Lookup tables of one rules config for the heuristics (see the module docstring)."""
+
+    rules: Rules
+    layout: ActionLayout
+    card_values: np.ndarray
+    """int32 [53]: points a card costs when left in hand."""
+    pattern_points: np.ndarray
+    """int32 [637]: points melding the pattern scores (a low ace per ``low_ace_value``)."""
+    pattern_allowed: np.ndarray
+    """bool [637]: the rules allow the pattern."""
+    pattern_cards: np.ndarray
+    """int8 [637, 53]: copies of each card the pattern uses."""
+    pattern_fits: np.ndarray
+    """int16 [637, 3]: card a fresh meld of this pattern accepts as set / up / down, -1 none."""
+    best_run: np.ndarray
+    """int16 [8192]: local run index (start * 11 + length - 3) scoring most inside a
+    suit's rank mask, -1 if none (ties: the longer run)."""
+    best_run_points: np.ndarray
+    """int32 [8192]: its points (0 if none)."""
+    best_set: np.ndarray
+    """int16 [13, 16]: set pattern index scoring most in a rank's suit mask, -1 if none."""
+    best_set_points: np.ndarray
+    """int32 [13, 16]: its points (0 if none)."""
+    up: np.ndarray
+    """int16 [53]: the card that extends a run whose top card is c, -1 none (joker: -1)."""
+    down: np.ndarray
+    """int16 [53]: the card that extends a run whose bottom card is c, -1 none."""
+    layoff_points: np.ndarray
+    """int32 [53, 3]: points of laying card c off as set / up / down (a low ace down)."""
+    partners: np.ndarray
+    """int16 [53, K, 2]: the other two cards of each allowed 3-card meld holding c (53 = none)."""
+
+
+@lru_cache(maxsize=32)
+def card_tables(rules: Rules) -> CardTables:
+    t = tables_for(rules)
+    allowed = t.allowed
+    rank_pts = t.rank_points.astype(np.int32)
+    low_ace = int(rules.low_ace_value)
+
+    # Points of each pattern: a run from the ace (start 0) counts the ace low.
+    points = np.zeros(N_PATTERNS, np.int32)
+    cards = PATTERN_CARDS.astype(np.int64)
+    present = cards >= 0
+    pts = np.where(present, rank_pts[np.where(present, cards, 0) % N_RANKS], 0)
+    is_run = PATTERN_KIND == KIND_RUN
+    low = is_run & (PATTERN_START == 0)
+    pts[low, 0] = low_ace
+    points[:] = pts.sum(axis=1)
+    points[~allowed] = 0
+
+    pattern_cards = PATTERN_CONTAINS.T.astype(np.int8)  # [637, 53]
+
+    # Run successor / predecessor of each card (what a run ending/starting there accepts).
+    up = np.full(N_CARD_IDS, NONE, np.int16)
+    down = np.full(N_CARD_IDS, NONE, np.int16)
+    for c in range(N_NATURAL):
+        s, r = divmod(c, N_RANKS)
+        if 0 < r < N_RANKS - 1:
+            up[c] = s * N_RANKS + r + 1
+        elif r == N_RANKS - 1 and rules.runs_ace_high:  # K -> high ace
+            up[c] = s * N_RANKS
+        elif r == 0 and rules.runs_wrap:  # a run tops out at a high ace unless runs wrap
+            up[c] = s * N_RANKS + 1
+        if r > 0:
+            down[c] = s * N_RANKS + r - 1
+        elif rules.runs_wrap:
+            down[c] = s * N_RANKS + N_RANKS - 1
+
+    layoff_points = np.zeros((N_CARD_IDS, 3), np.int32)
+    layoff_points[:N_NATURAL] = t.card_values[:N_NATURAL, None]
+    aces = np.arange(N_SUITS) * N_RANKS
+    layoff_points[aces, 2] = low_ace  # an ace laid below a 2 sits low
+
+    # The cards a freshly laid meld accepts.
+    fits = np.full((N_PATTERNS, 3), NONE, np.int16)
+    for p in np.flatnonzero(allowed):
+        size = int(PATTERN_SIZE[p])
+        pc = [int(c) for c in PATTERN_CARDS[p, :size]]
+        if PATTERN_KIND[p] == KIND_SET:
+            if size == 3:
+                rank = pc[0] % N_RANKS
+                missing = ({0, 1, 2, 3} - {c // N_RANKS for c in pc}).pop()
+                fits[p, 0] = missing * N_RANKS + rank
+        else:
+            start = int(PATTERN_START[p])
+            if run_allowed(start, size + 1, rules.runs_ace_high, rules.runs_wrap):
+                fits[p, 1] = up[pc[-1]]
+            if size + 1 <= N_RANKS and (start >= 1 or rules.runs_wrap):
+                fits[p, 2] = down[pc[0]]
+
+    # Best run per suit mask (suit 0's patterns stand for every suit).
+    first = N_SET_PATTERNS
+    run_ok = allowed[first: first + N_RUNS_PER_SUIT]
+    run_pts = points[first: first + N_RUNS_PER_SUIT].astype(np.int64)
+    run_len = PATTERN_SIZE[first: first + N_RUNS_PER_SUIT].astype(np.int64)
+    contained = (t.run_missing == 0) & run_ok[None, :]  # [8192, 143]
+    score = np.where(contained, run_pts * 16 + run_len, -1)
+    best_run = np.argmax(score, axis=1).astype(np.int16)
+    has_run = score.max(axis=1) >= 0
+    best_run[~has_run] = NONE
+    best_run_points = np.where(has_run, run_pts[np.maximum(best_run, 0)], 0).astype(np.int32)
+
+    # Best set per (rank, suit mask): the complete set if held, else any three.
+    best_set = np.full((N_RANKS, 16), NONE, np.int16)
+    best_set_points = np.zeros((N_RANKS, 16), np.int32)
+    for rank in range(N_RANKS):
+        for m in range(16):
+            k_ok = [k for k in range(5) if t.set_missing[m, k] == 0]
+            if not k_ok:
+                continue
+            k = 4 if 4 in k_ok else k_ok[0]
+            p = rank * 5 + k
+            best_set[rank, m] = p
+            best_set_points[rank, m] = points[p]
+
+    arrays = (points, pattern_cards, fits, best_run, best_run_points, best_set,
+              best_set_points, up, down, layoff_points)
+    for a in arrays:
+        a.setflags(write=False)
+    return CardTables(
+        rules=rules, layout=layout(rules), card_values=t.card_values.astype(np.int32),
+        pattern_points=points, pattern_allowed=allowed, pattern_cards=pattern_cards,
+        pattern_fits=fits, best_run=best_run, best_run_points=best_run_points,
+        best_set=best_set, best_set_points=best_set_points, up=up, down=down,
+        layoff_points=layoff_points, partners=t.partners,
+    )
+
+
+# ----------------------------------------------------------------------------- hands
+def suit_masks(hand: np.ndarray) -> np.ndarray:
+    """int32 [n, 4]: 13-bit mask of the ranks held in each suit (hand: counts [n, 53])."""
+    present = hand[:, :N_NATURAL].reshape(-1, N_SUITS, N_RANKS) > 0
+    return present.astype(np.int32) @ RANK_BITS
+
+
+def rank_masks(hand: np.ndarray) -> np.ndarray:
+    """int32 [n, 13]: 4-bit mask of the suits held of each rank."""
+    present = hand[:, :N_NATURAL].reshape(-1, N_SUITS, N_RANKS) > 0
+    return np.einsum("nsr,s->nr", present.astype(np.int32), SUIT_BITS)
+
+
+def melds_in_hand(rules: Rules, hand: np.ndarray) -> np.ndarray:
+    """bool [n, 637]: allowed patterns whose cards are all in ``hand`` [n, 53]."""
+    t = tables_for(rules)
+    n = hand.shape[0]
+    missing = np.concatenate(
+        [t.set_missing[rank_masks(hand)].reshape(n, -1),
+         t.run_missing[suit_masks(hand)].reshape(n, -1)], axis=1)
+    return (missing == 0) & t.allowed[None, :]
+
+
+def best_meld(ct: CardTables, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pattern [n] or -1, points [n]): the single meld in ``hand`` that scores most."""
+    sm = suit_masks(hand)
+    rm = rank_masks(hand)
+    run_pts = ct.best_run_points[sm]  # [n, 4]
+    set_pts = ct.best_set_points[np.arange(N_RANKS)[None, :], rm]  # [n, 13]
+    # Scores carry the pattern size so that equal points prefer the longer meld.
+    best_suit = np.argmax(run_pts, axis=1)
+    best_rank = np.argmax(set_pts, axis=1)
+    rows = np.arange(hand.shape[0])
+    rp = run_pts[rows, best_suit]
+    sp = set_pts[rows, best_rank]
+    run_local = ct.best_run[sm[rows, best_suit]].astype(np.int64)
+    run_pattern = N_SET_PATTERNS + best_suit * N_RUNS_PER_SUIT + run_local
+    set_pattern = ct.best_set[best_rank, rm[rows, best_rank]].astype(np.int64)
+    use_run = rp >= sp
+    pattern = np.where(use_run, np.where(run_local >= 0, run_pattern, NONE), set_pattern)
+    points = np.where(use_run, rp, sp)
+    pattern = np.where(points > 0, pattern, NONE)
+    return pattern, points
+
+
+# ----------------------------------------------------------------------------- views
+def table_counts(view: PlayerView) -> np.ndarray:
+    """int8 [n, 53]: copies of each card on the table (a joker counts as a joker)."""
+    n, m = view.meld_kind.shape
+    kind = view.meld_kind[:, :, None]
+    key = view.meld_key.astype(np.int64)[:, :, None]
+    slot = np.arange(N_RANKS)[None, None, :]
+    card = np.where(kind == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
+    filled = view.meld_by >= 0
+    card = np.where(view.meld_joker, N_NATURAL, card)
+    out = np.zeros((n, N_CARD_IDS + 1), np.int16)
+    rows = np.broadcast_to(np.arange(n)[:, None, None], card.shape)
+    np.add.at(out, (rows[filled], card[filled]), 1)
+    return out[:, :N_CARD_IDS].astype(np.int8)
+
+
+def pile_counts(view: PlayerView) -> np.ndarray:
+    """int8 [n, 53]: copies of each card in the discard pile."""
+    n, width = view.pile.shape
+    in_pile = np.arange(width)[None, :] < view.pile_size[:, None]
+    cards = np.where(in_pile, view.pile, N_CARD_IDS).astype(np.int64)
+    out = np.zeros((n, N_CARD_IDS + 1), np.int16)
+    np.add.at(out, (np.broadcast_to(np.arange(n)[:, None], cards.shape), cards), 1)
+    return out[:, :N_CARD_IDS].astype(np.int8)
+
+
+def top_cards(view: PlayerView, depth: int = 1) -> np.ndarray:
+    """int64 [n]: the card ``depth`` deep in the pile (1 = top), -1 where there is none."""
+    pos = view.pile_size.astype(np.int64) - depth
+    card = np.take_along_axis(view.pile, np.maximum(pos, 0)[:, None], axis=1)[:, 0]
+    return np.where(pos >= 0, card, NONE).astype(np.int64)
+
+
+def layoff_fits(ct: CardTables, view: PlayerView, rows: np.ndarray | None = None) -> np.ndarray:
+    """bool [n, 53, 3]: card c can be laid off on some table meld as set / up / down.
+
+    ``rows`` picks games of the view (default: all). Who may lay off
+    (``layoff_requires_meld``) is the caller's business.
+    """
+    rules = ct.rules
+    sel = slice(None) if rows is None else rows
+    kind = view.meld_kind[sel]
+    key = view.meld_key[sel].astype(np.int64)
+    start = view.meld_start[sel].astype(np.int64)
+    length = view.meld_len[sel].astype(np.int64)
+    meld_by = view.meld_by[sel]
+    n, m = kind.shape
+    targets = np.full((n, m, 3), N_CARD_IDS, np.int64)
+    is_set = (kind == KIND_SET) & (length == 3)
+    missing_suit = np.argmax(meld_by[:, :, :N_SUITS] < 0, axis=2)
+    targets[..., 0] = np.where(is_set, missing_suit * N_RANKS + key, N_CARD_IDS)
+    is_run = kind == KIND_RUN
+    up_ok = is_run & run_allowed(start, length + 1, rules.runs_ace_high, rules.runs_wrap)
+    targets[..., 1] = np.where(up_ok, key * N_RANKS + (start + length) % N_RANKS, N_CARD_IDS)
+    down_ok = is_run & (length + 1 <= N_RANKS)
+    if not rules.runs_wrap:
+        down_ok &= start >= 1
+    targets[..., 2] = np.where(down_ok, key * N_RANKS + (start - 1) % N_RANKS, N_CARD_IDS)
+    fits = np.zeros((n, N_CARD_IDS + 1, 3), bool)
+    rows = np.broadcast_to(np.arange(n)[:, None, None], targets.shape)
+    dirs = np.broadcast_to(np.arange(3)[None, None, :], targets.shape)
+    fits[rows, targets, dirs] = True
+    return fits[:, :N_CARD_IDS]
+
+
+def melds_with(ct: CardTables, cards: np.ndarray, holding: np.ndarray) -> np.ndarray:
+    """bool [n]: card ``cards[i]`` makes a 3-card meld with two cards of ``holding[i]``.
+
+    ``holding`` is counts [n, 53]; a card id of -1 never melds.
+    """
+    n = cards.shape[0]
+    padded = np.zeros((n, N_CARD_IDS + 1), bool)
+    padded[:, :N_CARD_IDS] = holding > 0
+    pairs = ct.partners[np.maximum(cards, 0)]  # [n, K, 2]
+    have = padded[np.arange(n)[:, None, None], pairs]
+    return have.all(axis=2).any(axis=1) & (cards >= 0)
+
+
+# ----------------------------------------------------------------------------- masks
+@dataclass
+class Kinds:
+    """Which rows of a mask [n, A] offer which kinds of action."""
+
+    draw: np.ndarray  # bool [n]: a draw-step decision (draw, take, end)
+    meld: np.ndarray  # bool [n]: some meld is legal
+    layoff: np.ndarray
+    discard: np.ndarray
+
+
+def action_kinds(lay: ActionLayout, mask: np.ndarray) -> Kinds:
+    return Kinds(
+        draw=mask[:, lay.DRAW] | mask[:, lay.END] | mask[:, lay.TAKE: lay.MELD].any(axis=1),
+        meld=mask[:, lay.MELD: lay.LAYOFF].any(axis=1),
+        layoff=mask[:, lay.LAYOFF: lay.DISCARD].any(axis=1),
+        discard=mask[:, lay.DISCARD: lay.SWAP].any(axis=1),
+    )

@@ -1,0 +1,21 @@
+"""Random: a uniformly random legal action, from a seeded generator (the floor baseline)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Decision, sample_legal
+from rummy_env.rules import Rules
+
+
+class RandomAgent:
+    """Uniform over the legal actions of each game; reproducible from ``seed``."""
+
+    name = "random"
+
+    def __init__(self, rules: Rules | None = None, seed: int = 0):
+        self.rules = rules
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, decision: Decision) -> np.ndarray:
+        return sample_legal(decision.mask, self.rng)

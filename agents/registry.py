@@ -1,0 +1,80 @@
+"""Agents by name: ``make_agent("sharp", rules, seed)`` for the CLI, the arena and training.
+
+Specs: ``random``, ``casual``, ``sharp``, and ``ckpt:PATH`` (a trained torch
+policy from a ``train.checkpoint`` file, played greedily; torch is imported
+only for such specs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from agents.base import Agent
+from rummy_env.rules import Rules
+
+
+def _random(rules: Rules, seed: int) -> Agent:
+    from agents.random_agent import RandomAgent
+
+    return RandomAgent(rules, seed)
+
+
+def _casual(rules: Rules, seed: int) -> Agent:
+    from agents.casual import CasualAgent
+
+    return CasualAgent(rules, seed)
+
+
+def _sharp(rules: Rules, seed: int) -> Agent:
+    from agents.sharp import SharpAgent
+
+    return SharpAgent(rules, seed)
+
+
+BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
+    "random": _random,
+    "casual": _casual,
+    "sharp": _sharp,
+}
+"""Name -> factory(rules, seed) of the built-in agents."""
+
+
+def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
+    """``ckpt:PATH``: a trained policy from a checkpoint file, acting greedily.
+
+    The checkpoint must have been trained under these rules and this
+    observation version (``train.checkpoint.load_policy`` checks both). Any
+    problem comes back as a ``ValueError`` naming the path, or
+    ``NotImplementedError`` when torch or the training package is missing.
+    """
+    try:
+        from agents.torch_policy import TorchAgent
+        from train.checkpoint import load_policy
+    except ImportError as e:
+        raise NotImplementedError(
+            f"ckpt:{path}: checkpoint agents need torch and the train package ({e}); "
+            f"use one of {sorted(BUILTIN)}") from None
+    if not Path(path).is_file():
+        raise ValueError(f"ckpt:{path}: no such checkpoint file")
+    try:
+        policy, _ = load_policy(path, rules)
+    except ValueError as e:  # CheckpointMismatch and friends
+        raise ValueError(f"ckpt:{path}: {e}") from None
+    except Exception as e:  # a corrupt file can raise almost anything
+        raise ValueError(f"ckpt:{path}: cannot read the checkpoint ({e})") from None
+    return TorchAgent(policy, rules, name=f"ckpt:{path}", greedy=True, seed=seed)
+
+
+def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
+    """An agent from its spec: a built-in name or ``ckpt:PATH``."""
+    name = spec.strip()
+    if name.lower().startswith("ckpt:"):
+        path = name[len("ckpt:"):]
+        if not path:
+            raise ValueError("ckpt: needs a path, e.g. ckpt:runs/ppo/latest.pt")
+        return load_checkpoint_agent(path, rules, seed)
+    factory = BUILTIN.get(name.lower())
+    if factory is None:
+        raise ValueError(f"unknown agent {spec!r}; known: {sorted(BUILTIN)} or ckpt:PATH")
+    return factory(rules, seed)

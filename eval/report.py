@@ -1,0 +1,255 @@
+"""Match reports: the numbers (``build_report``) and the files (JSON, CSV, Markdown, PNG).
+
+``build_report(match)`` turns a ``MatchResult`` into plain data:
+
+* per agent: games played and won with the 95% Wilson interval, mean points
+  per hand with a 95% interval (clustered by game: the hands of one game are
+  not independent), mean final total;
+* under ``--duplicate``: the win rate's interval clustered by deal, and how much
+  narrower it is than the Wilson interval of as many independent games;
+* with three or more agents: the head-to-head table (how often the row agent
+  finished ahead of the column agent when they met) and Bradley-Terry ratings.
+
+``write_report(report, out_dir)`` writes ``report.json``, ``agents.csv``,
+``report.md`` and ``win_rates.png`` (matplotlib, Agg backend).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eval.arena import MatchResult
+from eval.ratings import pairwise, rate_match
+from eval.stats import clustered_win_rate, ratio_interval, win_rate
+
+
+def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = None) -> dict:
+    """All the numbers of a match as JSON-able data."""
+    names = match.agent_names
+    k = len(names)
+    g = match.n_games
+    winner = match.winner_agent
+    seats_of = np.stack([(match.lineups == a).sum(axis=1) for a in range(k)], axis=1)  # [G, k]
+    points = np.stack([np.where(match.lineups == a, match.totals, 0).sum(axis=1)
+                       for a in range(k)], axis=1)  # [G, k]
+    deals = np.unique(match.deal, return_inverse=True)[1]
+
+    agents = []
+    for a, name in enumerate(names):
+        played = seats_of[:, a] > 0
+        wins = int((winner[played] == a).sum())
+        rate = win_rate(wins, int(played.sum()))
+        pph = ratio_interval(points[played, a], (match.hands * seats_of[:, a])[played])
+        row: dict[str, Any] = {
+            "agent": name,
+            "games": int(played.sum()),
+            "wins": wins,
+            "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
+            "points_per_hand": pph.value, "points_lo": pph.lo, "points_hi": pph.hi,
+            "hands": pph.n,
+            "mean_total": float((points[played, a] / seats_of[played, a]).mean())
+            if played.any() else float("nan"),
+            "decisions": int(match.decisions[a]) if match.decisions.size else 0,
+            # The win rate of an agent no better than the others: its share of the seats.
+            "even_rate": float((seats_of[played, a] / match.lineups.shape[1]).mean())
+            if played.any() else float("nan"),
+        }
+        if match.duplicate:
+            won = np.where(played, (winner == a).astype(np.float64), 0.0)
+            dup, deff = clustered_win_rate(np.bincount(deals, won),
+                                           np.bincount(deals, played * 1.0))
+            plain_half = rate.half_width
+            row["duplicate"] = {
+                "deals": int(np.unique(match.deal[played]).size),
+                "win_lo": dup.lo, "win_hi": dup.hi,
+                "half_width": dup.half_width,
+                "plain_half_width": plain_half,
+                "narrowing": 1.0 - dup.half_width / plain_half if plain_half > 0 else 0.0,
+                "design_effect": deff,
+                "equivalent_plain_games": rate.n / deff,
+            }
+        agents.append(row)
+
+    report: dict[str, Any] = {
+        "meta": {
+            "agents": names,
+            "rules": match.rules.to_dict(),
+            "preset": match.rules.preset,
+            "players": match.rules.players,
+            "seed": match.seed,
+            "duplicate": match.duplicate,
+            "games": g,
+            "deals": int(np.unique(match.deal).size),
+            "lineups": int(np.unique(match.lineups, axis=0).shape[0]),
+            "truncated": int(match.truncated.sum()),
+            "mean_hands": float(match.hands.mean()) if g else float("nan"),
+            "seconds": match.seconds,
+            **(meta or {}),
+        },
+        "agents": agents,
+    }
+    if k >= 3:
+        score, met = pairwise(match)
+        s, m = score.sum(axis=0), met.sum(axis=0)
+        table = {}
+        for a, na in enumerate(names):
+            table[na] = {}
+            for b, nb in enumerate(names):
+                if a == b or m[a, b] == 0:
+                    continue
+                est = win_rate(float(s[a, b]), int(m[a, b]))
+                table[na][nb] = {"rate": est.value, "lo": est.lo, "hi": est.hi, "games": est.n}
+        report["head_to_head"] = table
+        report["ratings"] = rate_match(match, bootstrap=bootstrap, seed=match.seed)
+    return report
+
+
+# ----------------------------------------------------------------------------- writers
+def _pct(x: float) -> str:
+    return "nan" if x != x else f"{100 * x:.1f}%"
+
+
+def _num(x: float) -> str:
+    return "nan" if x != x else f"{x:.1f}"
+
+
+def markdown(report: dict) -> str:
+    """The report as Markdown tables."""
+    meta = report["meta"]
+    lines = [
+        f"## {' vs '.join(meta['agents'])}: {meta['games']} games, {meta['players']} players, "
+        f"preset {meta['preset']}",
+        "",
+        f"seed {meta['seed']}"
+        + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
+        + (f", duplicate: {meta['deals']} deals x {meta['lineups']} seatings"
+           if meta["duplicate"] else "")
+        + f", {meta['mean_hands']:.1f} hands per game, {meta['truncated']} truncated, "
+        f"{meta['seconds']:.0f} s",
+        "",
+        "| agent | games | wins | win rate | 95% CI | points/hand | 95% CI |",
+        "| --- | ---: | ---: | ---: | --- | ---: | --- |",
+    ]
+    for a in report["agents"]:
+        lines.append(
+            f"| {a['agent']} | {a['games']} | {a['wins']} | {_pct(a['win_rate'])} | "
+            f"{_pct(a['win_lo'])} - {_pct(a['win_hi'])} | {_num(a['points_per_hand'])} | "
+            f"{_num(a['points_lo'])} - {_num(a['points_hi'])} |")
+    if meta["duplicate"]:
+        lines += ["", "Duplicate deals: the win-rate interval counting each deal's seatings "
+                  "together (Wilson with n / design effect), against the Wilson interval of as "
+                  "many independent games.", "",
+                  "| agent | deals | 95% CI by deal | half-width | plain half-width | "
+                  "narrower by | worth plain games |",
+                  "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+        for a in report["agents"]:
+            d = a["duplicate"]
+            lines.append(
+                f"| {a['agent']} | {d['deals']} | {_pct(d['win_lo'])} - {_pct(d['win_hi'])} | "
+                f"{_pct(d['half_width'])} | {_pct(d['plain_half_width'])} | "
+                f"{_pct(d['narrowing'])} | {d['equivalent_plain_games']:.0f} |")
+    if "head_to_head" in report:
+        names = meta["agents"]
+        lines += ["", "Head to head: how often the row agent finished ahead of the column "
+                  "agent (95% Wilson interval).", "",
+                  "| | " + " | ".join(names) + " |",
+                  "| --- |" + " --- |" * len(names)]
+        for na in names:
+            cells = []
+            for nb in names:
+                c = report["head_to_head"][na].get(nb)
+                cells.append("-" if c is None else
+                             f"{_pct(c['rate'])} ({_pct(c['lo'])} - {_pct(c['hi'])})")
+            lines.append(f"| {na} | " + " | ".join(cells) + " |")
+        lines += ["", "Bradley-Terry ratings (Elo scale, mean 1500; 95% bootstrap interval).",
+                  "", "| agent | rating | 95% CI |", "| --- | ---: | --- |"]
+        for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"]):
+            lines.append(f"| {name} | {r['rating']:.0f} | {r['lo']:.0f} - {r['hi']:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+CSV_FIELDS = ("agent", "games", "wins", "win_rate", "win_lo", "win_hi", "points_per_hand",
+              "points_lo", "points_hi", "hands", "mean_total", "decisions", "even_rate")
+
+
+def write_csv(report: dict, path: Path) -> None:
+    """One row per agent (plus the duplicate and rating columns when present)."""
+    extra = []
+    if report["meta"]["duplicate"]:
+        extra += ["dup_win_lo", "dup_win_hi", "dup_narrowing"]
+    if "ratings" in report:
+        extra += ["rating", "rating_lo", "rating_hi"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(list(CSV_FIELDS) + extra)
+        for a in report["agents"]:
+            row = [a[k] for k in CSV_FIELDS]
+            if report["meta"]["duplicate"]:
+                d = a["duplicate"]
+                row += [d["win_lo"], d["win_hi"], d["narrowing"]]
+            if "ratings" in report:
+                r = report["ratings"][a["agent"]]
+                row += [r["rating"], r["lo"], r["hi"]]
+            w.writerow(row)
+
+
+def plot_win_rates(report: dict, path: Path) -> None:
+    """Bar chart of each agent's win rate with its 95% interval as error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    agents = report["agents"]
+    names = [a["agent"] for a in agents]
+    rate = np.array([a["win_rate"] for a in agents])
+    err = np.array([[a["win_rate"] - a["win_lo"] for a in agents],
+                    [a["win_hi"] - a["win_rate"] for a in agents]])
+    meta = report["meta"]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.2 * len(names), 3.6), dpi=120)
+    ax.bar(names, rate, yerr=err, capsize=6, color="#4C72B0")
+    even = [a.get("even_rate", float("nan")) for a in agents]
+    for i, e in enumerate(even):  # what an agent no better than the rest would win
+        ax.hlines(e, i - 0.45, i + 0.45, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel("games won (95% Wilson CI)")
+    ax.set_title(f"{meta['games']} games, {meta['players']} players, {meta['preset']}"
+                 + (", duplicate" if meta["duplicate"] else "")
+                 + "; dashed: even share", fontsize=9)
+    for i, a in enumerate(agents):
+        ax.text(i, a["win_hi"] + 0.015, f"{100 * rate[i]:.1f}%", ha="center", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (np.floating, float)):
+        x = float(x)
+        return x if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
+    """Write report.json, agents.csv, report.md and win_rates.png; their paths by kind."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "report.json", "csv": out / "agents.csv", "md": out / "report.md",
+             "png": out / "win_rates.png"}
+    paths["json"].write_text(json.dumps(_jsonable(report), indent=2) + "\n")
+    write_csv(report, paths["csv"])
+    paths["md"].write_text(markdown(report))
+    plot_win_rates(report, paths["png"])
+    return paths
