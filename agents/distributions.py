@@ -23,7 +23,7 @@ class MaskedCategorical(Categorical):
         masked = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         super().__init__(logits=masked, validate_args=False)
 
-    def sample(self, sample_shape: torch.Size = torch.Size()) -> torch.Tensor:
+    def sample(self, sample_shape: tuple[int, ...] = ()) -> torch.Tensor:
         """Gumbel-max sampling: one pass over the logits, cheaper than ``multinomial``;
         masked logits sit at the dtype's minimum, so they never win."""
         shape = torch.Size(sample_shape) + self.logits.shape
