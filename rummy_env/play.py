@@ -11,6 +11,7 @@ game never changes on it. Ctrl-C or Ctrl-D leaves cleanly.
 from __future__ import annotations
 
 import argparse
+import select
 import sys
 from collections.abc import Callable
 
@@ -86,8 +87,20 @@ def read_move(legal: list[str], lay, ask: Callable[[str], str],
         say(f"  {lay.text(action)!r} is not legal now")
 
 
+def prompt_line(prompt: str) -> str:
+    """``input`` that wakes up four times a second, so Ctrl-C is handled at once even
+    when the signal lands on a worker thread (numpy's BLAS threads) rather than ours."""
+    print(prompt, end="", flush=True)
+    while not select.select([sys.stdin], [], [], 0.25)[0]:
+        pass
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
 def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
-              seat: int = 0, ask: Callable[[str], str] = input,
+              seat: int = 0, ask: Callable[[str], str] = prompt_line,
               say: Callable[[str], None] = print) -> BatchRecorder:
     """Play one game with the person at ``seat``; returns the game's record."""
     p = rules.players
