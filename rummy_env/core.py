@@ -24,7 +24,7 @@ import numpy as np
 
 from .cards import JOKER, N_RANKS
 from .deal import dealer_of_hand, game_keys, shuffled_decks
-from .masks import call_eligibility, call_window_opens, legal_mask
+from .masks import blocked_cards, call_eligibility, call_window_opens, legal_mask
 from .patterns import (
     PATTERN_CARDS,
     PATTERN_CONTAINS,
@@ -325,8 +325,9 @@ def _apply_swap(state: State, rows: np.ndarray, card: np.ndarray) -> None:
     """The natural card replaces the oldest table joker declared as it; the joker,
     known to all, goes to the player's hand."""
     seat = state.to_play[rows]
-    shows = slot_cards(state, rows) == card[:, None, None]
-    candidates = (shows & state.meld_joker[rows]).reshape(rows.size, -1)
+    shows = slot_cards(state, rows) == card[:, None, None]  # [n, used melds, 13]
+    jokers = state.meld_joker[rows, : shows.shape[1]]
+    candidates = (shows & jokers).reshape(rows.size, -1)
     flat = np.argmax(candidates, axis=1)
     m, slot = np.divmod(flat, N_RANKS)
     state.meld_joker[rows, m, slot] = False
@@ -409,8 +410,10 @@ def _open_call_windows(rules: Rules, t: Tables, state: State, rows: np.ndarray) 
     if rows.size == 0:
         return rows
     fits = any_direction(layoff_fits(rules, state, rows))
-    opens = call_window_opens(rules, t, state, rows, fits)
+    blocked = blocked_cards(rules, state, rows)
+    opens = call_window_opens(rules, t, state, rows, fits, blocked)
     rows, fits = rows[opens], fits[opens]
+    blocked = None if blocked is None else blocked[opens]
     if rows.size == 0:
         return rows
     p = rules.players
@@ -418,7 +421,8 @@ def _open_call_windows(rules: Rules, t: Tables, state: State, rows: np.ndarray) 
     card = state.pile[rows, state.pile_size[rows] - 1].astype(np.int64)
     eligible = np.zeros((rows.size, p), bool)  # by offset from the discarder
     for k in range(1, p):
-        eligible[:, k] = call_eligibility(rules, t, state, rows, (discarder + k) % p, card, fits)
+        eligible[:, k] = call_eligibility(rules, t, state, rows, (discarder + k) % p, card,
+                                          fits, blocked)
     opened = eligible.any(axis=1)
     rows, discarder, eligible = rows[opened], discarder[opened], eligible[opened]
     first = (discarder + np.argmax(eligible, axis=1)) % p

@@ -253,14 +253,15 @@ def _play_mask(rules: Rules, t: Tables, state: State, rows: np.ndarray, fits: np
 
 
 def call_eligibility(rules: Rules, t: Tables, state: State, rows: np.ndarray,
-                     seats: np.ndarray, card: np.ndarray, fits: np.ndarray) -> np.ndarray:
+                     seats: np.ndarray, card: np.ndarray, fits: np.ndarray,
+                     blocked: np.ndarray | None) -> np.ndarray:
     """bool [n]: seat ``seats[i]`` of game ``rows[i]`` could meld or lay off ``card[i]``
-    at once with its own hand (a rummy call). ``fits``: the table's [n, 52] accepted cards."""
+    at once with its own hand (a rummy call). ``fits``: the table's [n, 52] accepted cards;
+    ``blocked``: ``blocked_cards`` of those games."""
     hand = state.hand[rows, seats]
     size = state.hand_size[rows, seats]
     present = _padded(hand > 0)
     jokers = hand[:, JOKER].astype(np.int64)
-    blocked = blocked_cards(rules, state, rows)
     melds = card_meldable(t, card, present, jokers, blocked)
     if rules.discard_required:
         melds &= size >= 3
@@ -277,7 +278,7 @@ def call_eligibility(rules: Rules, t: Tables, state: State, rows: np.ndarray,
 
 
 def call_window_opens(rules: Rules, t: Tables, state: State, rows: np.ndarray,
-                      fits: np.ndarray) -> np.ndarray:
+                      fits: np.ndarray, blocked: np.ndarray | None) -> np.ndarray:
     """bool [n]: the top discard could be laid off on the table (``fits`` [n, 52]) or
     melded with pile cards."""
     pile_size = state.pile_size[rows].astype(np.int64)
@@ -290,7 +291,6 @@ def call_window_opens(rules: Rules, t: Tables, state: State, rows: np.ndarray,
     in_pile[rr[below], pile[below]] = True
     pile_jokers = ((pile == JOKER) & below).sum(axis=1)
     in_pile[:, JOKER] = False
-    blocked = blocked_cards(rules, state, rows)
     melds = card_meldable(t, card, in_pile, pile_jokers, blocked)
     natural = card != JOKER
     lays = np.zeros(rows.size, bool)

@@ -16,30 +16,38 @@ from .state import State
 LAYOFF_SET, LAYOFF_UP, LAYOFF_DOWN = 0, 1, 2
 
 
+def used_melds(state: State, rows: np.ndarray) -> int:
+    """Melds in use in the most crowded of these games (the rest are empty)."""
+    return int(state.meld_kind.shape[1] and state.n_melds[rows].max(initial=0))
+
+
 def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
-    """int64 [n, M, 13]: the card id each slot of each meld shows (filled or not)."""
-    kind = state.meld_kind[rows][:, :, None]
-    key = state.meld_key[rows].astype(np.int64)[:, :, None]
-    slot = np.arange(N_RANKS)[None, None, :]
+    """int16 [n, m, 13]: the card id each slot of the m used melds shows (filled or not)."""
+    m = used_melds(state, rows)
+    kind = state.meld_kind[rows, :m][:, :, None]
+    key = state.meld_key[rows, :m].astype(np.int16)[:, :, None]
+    slot = np.arange(N_RANKS, dtype=np.int16)[None, None, :]
     return np.where(kind == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
+
+
+def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: the cards shown by the selected slots (``slots``: bool [n, m, 13])."""
+    r, m, j = np.nonzero(slots)
+    kind = state.meld_kind[rows[r], m]
+    key = state.meld_key[rows[r], m].astype(np.int64)
+    out = np.zeros((rows.size, N_NATURAL), bool)
+    out[r, np.where(kind == KIND_SET, j * N_RANKS + key, key * N_RANKS + j)] = True
+    return out
 
 
 def on_table(state: State, rows: np.ndarray) -> np.ndarray:
     """bool [n, 52]: a natural copy of the card, or a joker declared as it, is on the table."""
-    filled = state.meld_by[rows] >= 0
-    cards = slot_cards(state, rows)
-    out = np.zeros((rows.size, N_NATURAL + 1), bool)
-    out[np.arange(rows.size)[:, None, None], np.where(filled, cards, N_NATURAL)] = True
-    return out[:, :N_NATURAL]
+    return _cards_where(state, rows, state.meld_by[rows, :used_melds(state, rows)] >= 0)
 
 
 def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
     """bool [n, 52]: some table meld holds a joker declared as the card."""
-    jokers = state.meld_joker[rows]
-    cards = slot_cards(state, rows)
-    out = np.zeros((rows.size, N_NATURAL + 1), bool)
-    out[np.arange(rows.size)[:, None, None], np.where(jokers, cards, N_NATURAL)] = True
-    return out[:, :N_NATURAL]
+    return _cards_where(state, rows, state.meld_joker[rows, :used_melds(state, rows)])
 
 
 def layoff_targets(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
