@@ -24,6 +24,7 @@ import numpy as np
 
 from rummy_env.actions import ActionLayout, layout
 from rummy_env.cards import N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS
+from rummy_env.meldability import bit_masks, makeable_melds
 from rummy_env.patterns import (
     KIND_RUN,
     KIND_SET,
@@ -38,12 +39,11 @@ from rummy_env.patterns import (
     run_allowed,
 )
 from rummy_env.rules import Rules
+from rummy_env.table import layoff_fits as table_layoff_fits
 from rummy_env.tables import tables_for
 from rummy_env.view import PlayerView
 
 NONE = -1
-RANK_BITS = 1 << np.arange(N_RANKS, dtype=np.int32)
-SUIT_BITS = 1 << np.arange(N_SUITS, dtype=np.int32)
 
 
 @dataclass(frozen=True)
@@ -178,32 +178,16 @@ def card_tables(rules: Rules) -> CardTables:
 
 
 # ----------------------------------------------------------------------------- hands
-def suit_masks(hand: np.ndarray) -> np.ndarray:
-    """int32 [n, 4]: 13-bit mask of the ranks held in each suit (hand: counts [n, 53])."""
-    present = hand[:, :N_NATURAL].reshape(-1, N_SUITS, N_RANKS) > 0
-    return present.astype(np.int32) @ RANK_BITS
-
-
-def rank_masks(hand: np.ndarray) -> np.ndarray:
-    """int32 [n, 13]: 4-bit mask of the suits held of each rank."""
-    present = hand[:, :N_NATURAL].reshape(-1, N_SUITS, N_RANKS) > 0
-    return np.einsum("nsr,s->nr", present.astype(np.int32), SUIT_BITS)
-
-
 def melds_in_hand(rules: Rules, hand: np.ndarray) -> np.ndarray:
-    """bool [n, 637]: allowed patterns whose cards are all in ``hand`` [n, 53]."""
-    t = tables_for(rules)
-    n = hand.shape[0]
-    missing = np.concatenate(
-        [t.set_missing[rank_masks(hand)].reshape(n, -1),
-         t.run_missing[suit_masks(hand)].reshape(n, -1)], axis=1)
-    return (missing == 0) & t.allowed[None, :]
+    """bool [n, 637]: allowed patterns whose cards are all in ``hand`` [n, 53] (natural
+    cards only: a joker stands in for nothing here)."""
+    no_jokers = np.zeros(hand.shape[0], np.int64)
+    return makeable_melds(tables_for(rules), hand > 0, no_jokers, None)[0]
 
 
 def best_meld(ct: CardTables, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(pattern [n] or -1, points [n]): the single meld in ``hand`` that scores most."""
-    sm = suit_masks(hand)
-    rm = rank_masks(hand)
+    sm, rm = bit_masks(hand > 0)
     run_pts = ct.best_run_points[sm]  # [n, 4]
     set_pts = ct.best_set_points[np.arange(N_RANKS)[None, :], rm]  # [n, 13]
     # Scores carry the pattern size so that equal points prefer the longer meld.
@@ -256,35 +240,10 @@ def top_cards(view: PlayerView, depth: int = 1) -> np.ndarray:
 
 
 def layoff_fits(ct: CardTables, view: PlayerView, rows: np.ndarray | None = None) -> np.ndarray:
-    """bool [n, 53, 3]: card c can be laid off on some table meld as set / up / down.
-
-    ``rows`` picks games of the view (default: all). Who may lay off
-    (``layoff_requires_meld``) is the caller's business.
-    """
-    rules = ct.rules
-    sel = slice(None) if rows is None else rows
-    kind = view.meld_kind[sel]
-    key = view.meld_key[sel].astype(np.int64)
-    start = view.meld_start[sel].astype(np.int64)
-    length = view.meld_len[sel].astype(np.int64)
-    meld_by = view.meld_by[sel]
-    n, m = kind.shape
-    targets = np.full((n, m, 3), N_CARD_IDS, np.int64)
-    is_set = (kind == KIND_SET) & (length == 3)
-    missing_suit = np.argmax(meld_by[:, :, :N_SUITS] < 0, axis=2)
-    targets[..., 0] = np.where(is_set, missing_suit * N_RANKS + key, N_CARD_IDS)
-    is_run = kind == KIND_RUN
-    up_ok = is_run & run_allowed(start, length + 1, rules.runs_ace_high, rules.runs_wrap)
-    targets[..., 1] = np.where(up_ok, key * N_RANKS + (start + length) % N_RANKS, N_CARD_IDS)
-    down_ok = is_run & (length + 1 <= N_RANKS)
-    if not rules.runs_wrap:
-        down_ok &= start >= 1
-    targets[..., 2] = np.where(down_ok, key * N_RANKS + (start - 1) % N_RANKS, N_CARD_IDS)
-    fits = np.zeros((n, N_CARD_IDS + 1, 3), bool)
-    rows = np.broadcast_to(np.arange(n)[:, None, None], targets.shape)
-    dirs = np.broadcast_to(np.arange(3)[None, None, :], targets.shape)
-    fits[rows, targets, dirs] = True
-    return fits[:, :N_CARD_IDS]
+    """bool [n, 53, 3]: card c can be laid off on some table meld as set / up / down
+    (the joker column is never set). Who may lay off is the caller's business."""
+    fits = table_layoff_fits(ct.rules, view, rows)
+    return np.concatenate([fits, np.zeros((fits.shape[0], 1, 3), bool)], axis=1)
 
 
 def melds_with(ct: CardTables, cards: np.ndarray, holding: np.ndarray) -> np.ndarray:

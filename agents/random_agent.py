@@ -9,13 +9,15 @@ from rummy_env.rules import Rules
 
 
 class RandomAgent:
-    """Uniform over the legal actions of each game; reproducible from ``seed``."""
+    """Uniform over the legal actions of each game; reproducible from ``seed`` (or drawing
+    from a given generator ``rng``, e.g. an environment's, so its seeding covers it)."""
 
     name = "random"
 
-    def __init__(self, rules: Rules | None = None, seed: int = 0):
+    def __init__(self, rules: Rules | None = None, seed: int = 0,
+                 rng: np.random.Generator | None = None):
         self.rules = rules
-        self.rng = np.random.default_rng(seed)
+        self.rng = rng if rng is not None else np.random.default_rng(seed)
 
     def act(self, decision: Decision) -> np.ndarray:
         return sample_legal(decision.mask, self.rng)

@@ -42,12 +42,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents.random_agent import RandomAgent
+
 from .actions import layout
 from .core import init, legal_mask, step_inplace
 from .env_options import EPISODES, ILLEGAL_ACTIONS, REWARDS, check_choice, resolve_rules
 from .episode import auto_deal, outcome
 from .observation import observation_bounds, observation_size, observe
-from .opponents import RandomLegal, as_policy
+from .opponents import as_policy
 from .render import render_text
 from .rules import Rules
 
@@ -79,7 +81,7 @@ class RummyGymEnv(gym.Env):
         self.observation_space = gym.spaces.Box(low, high, (observation_size(self.rules),),
                                                 np.float32)
         self.action_space = gym.spaces.Discrete(self._layout.size)
-        self._random = RandomLegal(np.random.default_rng())
+        self._random = RandomAgent(rng=np.random.default_rng())
         if opponents is None:
             opponents = self._random
         if not isinstance(opponents, (list, tuple)):

@@ -17,7 +17,7 @@ from .patterns import PATTERN_SIZE
 from .tables import NO_CARD, Tables
 
 
-def _bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(suit masks int32 [n, 4] of 13 rank bits, rank masks uint8 [n, 13] of 4 suit bits)."""
     n = present.shape[0]
     grid = present[:, :N_NATURAL].reshape(n, 4, N_RANKS)
@@ -29,7 +29,7 @@ def _bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def pattern_hits(t: Tables, cards: np.ndarray) -> np.ndarray:
     """int8 [n, N_PATTERNS]: how many of each pattern's cards are in ``cards`` [n, >=52]."""
-    suits, ranks = _bit_masks(cards)
+    suits, ranks = bit_masks(cards)
     n = cards.shape[0]
     missing = np.concatenate(
         [t.set_missing[ranks].reshape(n, -1), t.run_missing[suits].reshape(n, -1)], axis=1)
@@ -38,7 +38,7 @@ def pattern_hits(t: Tables, cards: np.ndarray) -> np.ndarray:
 
 def pattern_missing(t: Tables, present: np.ndarray) -> np.ndarray:
     """int8 [n, N_PATTERNS]: cards of each pattern not in ``present`` [n, >=52]."""
-    suits, ranks = _bit_masks(present)
+    suits, ranks = bit_masks(present)
     n = present.shape[0]
     return np.concatenate(
         [t.set_missing[ranks].reshape(n, -1), t.run_missing[suits].reshape(n, -1)], axis=1)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Decision, sample_legal
+from agents.random_agent import RandomAgent
 
 from .observation import encode
 from .rules import Rules
@@ -33,21 +34,9 @@ BatchPolicy = Callable[[Rules, State, np.ndarray], np.ndarray]
 """``policy(rules, state, mask) -> int64 [B]``: an action for the seat to play in each game."""
 
 
-class RandomLegal:
-    """Uniformly random legal actions from a generator (the env's, so seeding covers it)."""
-
-    name = "random"
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def act(self, decision: Decision) -> np.ndarray:
-        return sample_legal(decision.mask, self.rng)
-
-
 def as_policy(opponent: Any, *, single: bool = False) -> BatchPolicy:
     """A ``BatchPolicy`` for an ``Agent`` or a callable (see the module docstring)."""
-    if isinstance(opponent, RandomLegal):  # needs neither a view nor observations
+    if isinstance(opponent, RandomAgent):  # needs neither a view nor observations
         return lambda rules, state, mask: sample_legal(mask, opponent.rng)
     is_agent = isinstance(opponent, Agent)
     if not is_agent and not callable(opponent):

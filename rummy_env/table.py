@@ -50,16 +50,21 @@ def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
     return _cards_where(state, rows, state.meld_joker[rows, :used_melds(state, rows)])
 
 
-def layoff_targets(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
-    """int16 [n, M, 3]: the card each meld accepts as ``set`` / ``up`` / ``down``, -1 none."""
-    kind = state.meld_kind[rows]
-    key = state.meld_key[rows].astype(np.int16)
-    start = state.meld_start[rows].astype(np.int16)
-    length = state.meld_len[rows].astype(np.int16)
+def layoff_targets(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
+    """int16 [n, M, 3]: the card each meld accepts as ``set`` / ``up`` / ``down``, -1 none.
+
+    ``melds`` is anything holding the table arrays (a ``State`` or a ``PlayerView``);
+    ``rows`` picks its games (default: all).
+    """
+    sel = slice(None) if rows is None else rows
+    kind = melds.meld_kind[sel]
+    key = melds.meld_key[sel].astype(np.int16)
+    start = melds.meld_start[sel].astype(np.int16)
+    length = melds.meld_len[sel].astype(np.int16)
     targets = np.full(kind.shape + (3,), -1, np.int16)
 
     is_set = (kind == KIND_SET) & (length == 3)
-    missing_suit = np.argmax(state.meld_by[rows][:, :, :4] < 0, axis=2).astype(np.int16)
+    missing_suit = np.argmax(melds.meld_by[sel][:, :, :4] < 0, axis=2).astype(np.int16)
     targets[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
 
     is_run = kind == KIND_RUN
@@ -72,12 +77,14 @@ def layoff_targets(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     return targets
 
 
-def layoff_fits(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
-    """bool [n, 52, 3]: card c fits some table meld in direction d."""
-    targets = layoff_targets(rules, state, rows)
-    fits = np.zeros((rows.size, N_NATURAL + 1, 3), bool)
+def layoff_fits(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
+    """bool [n, 52, 3]: card c fits some table meld in direction d (``melds``, ``rows``:
+    as for ``layoff_targets``)."""
+    targets = layoff_targets(rules, melds, rows)
+    n = targets.shape[0]
+    fits = np.zeros((n, N_NATURAL + 1, 3), bool)
     # Melds that accept nothing write into the spare column N_NATURAL.
-    fits[np.arange(rows.size)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
+    fits[np.arange(n)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
          np.arange(3)[None, None, :]] = True
     return fits[:, :N_NATURAL]
 

@@ -47,12 +47,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from agents.random_agent import RandomAgent
+
 from .actions import layout
 from .core import init, legal_mask, step_inplace
 from .env_options import EPISODES, ILLEGAL_ACTIONS, REWARDS, check_choice, resolve_rules
 from .episode import Outcome, auto_deal, outcome
 from .observation import observation_bounds, observation_size, observe
-from .opponents import RandomLegal, as_policy
+from .opponents import as_policy
 from .rules import Rules
 from .state import State
 
@@ -218,7 +220,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
                                                               num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._rng = np.random.default_rng(seed)
-        self._random = RandomLegal(self._rng)
+        self._random = RandomAgent(rng=self._rng)
         if opponents is None:
             opponents = self._random
         if not isinstance(opponents, (list, tuple)):
