@@ -24,6 +24,7 @@ import numpy as np
 
 from agents.base import Agent, Decision
 from rummy_env.core import init, legal_mask, step_inplace
+from rummy_env.records import BatchRecorder
 from rummy_env.rules import Rules
 from rummy_env.state import State
 from rummy_env.view import player_view
@@ -105,19 +106,23 @@ def match_games(n_agents: int, players: int, games: int, duplicate: bool,
 
 def play_match(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                duplicate: bool = False, batch_size: int = 1024, progress: bool = True,
-               observer: Observer | None = None) -> MatchResult:
+               observer: Observer | None = None,
+               recorder: BatchRecorder | None = None) -> MatchResult:
     """A fair match of about ``games`` games (see ``match_games``) between ``agents``."""
     lineups, deals = match_games(len(agents), rules.players, games, duplicate)
     result = play_games(rules, agents, lineups, deals, seed, batch_size=batch_size,
-                        progress=progress, observer=observer)
+                        progress=progress, observer=observer, recorder=recorder)
     result.duplicate = duplicate
     return result
 
 
 def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals: np.ndarray,
                seed: int, batch_size: int = 1024, progress: bool = True,
-               observer: Observer | None = None) -> MatchResult:
-    """Play game ``g`` = deal ``deals[g]`` with agent ``lineups[g, s]`` in seat s, to the end."""
+               observer: Observer | None = None,
+               recorder: BatchRecorder | None = None) -> MatchResult:
+    """Play game ``g`` = deal ``deals[g]`` with agent ``lineups[g, s]`` in seat s, to the end.
+
+    ``recorder`` (optional) collects every game as a replayable record."""
     import time
 
     from tqdm import tqdm
@@ -145,6 +150,13 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     slot_game = np.arange(width)
     next_game = width
     state = init(rules, seed, game_ids=deals[:width])
+
+    def record_start(games: np.ndarray) -> None:
+        for g in games.tolist():
+            recorder.start(g, deals[g], [agents[k].name for k in lineups[g]])
+
+    if recorder is not None:
+        record_start(slot_game)
     bar = tqdm(total=n_games, disable=not progress, unit="game", desc="arena", leave=False)
     while slot_game.size:
         live = ~state.game_over
@@ -166,11 +178,15 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                                             observation=obs))
                 actions[rows] = np.asarray(chosen, np.int64).reshape(-1)
                 decisions[k] += rows.size
+            if recorder is not None:
+                recorder.actions(slot_game[live], actions[live])
             step_inplace(rules, state, actions, mask=mask)
 
         done = np.flatnonzero(state.game_over & (slot_game >= 0))
         if done.size:
             g = slot_game[done]
+            if recorder is not None:
+                recorder.finish(state, done, g)
             totals[g] = state.totals[done]
             winner[g] = state.winner[done]
             truncated[g] = state.truncated[done]
@@ -182,6 +198,8 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                 state.assign(done[:refill], init(rules, seed, game_ids=deals[new_games]))
                 slot_game[done[:refill]] = new_games
                 next_game += refill
+                if recorder is not None:
+                    record_start(new_games)
             slot_game[done[refill:]] = -1
         # Drop the empty slots once the queue has run dry and they are many.
         empty = slot_game < 0

@@ -11,26 +11,21 @@ of the cards cancels, and reports how much that narrows the interval.
 ``--daily`` seeds the deals from today's UTC date: everyone who runs it today
 with the same rules and table size gets the same deals. The Markdown table is
 printed; ``--out DIR`` also writes report.json, agents.csv, report.md and
-win_rates.png.
+win_rates.png; ``--record FILE`` appends every game as a replayable JSON line.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import sys
 
 from agents.registry import make_agent
 from eval.arena import play_match
 from eval.report import build_report, markdown, write_report
 from rummy_env.config import parse_overrides
+from rummy_env.deal import daily_seed
+from rummy_env.records import BatchRecorder, write_records
 from rummy_env.rules import PRESETS, Rules
-
-
-def daily_seed(today: dt.date | None = None) -> tuple[int, str]:
-    """(seed, ISO date) of today's deals in UTC: the seed is the date as YYYYMMDD."""
-    day = today or dt.datetime.now(dt.timezone.utc).date()
-    return int(day.strftime("%Y%m%d")), day.isoformat()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seed the deals from today's UTC date (overrides --seed)")
     p.add_argument("--out", metavar="DIR", help="write report.json, agents.csv, report.md, "
                                                 "win_rates.png here")
+    p.add_argument("--record", metavar="FILE",
+                   help="append every game to a JSON-lines file (replay: rummy500 replay FILE)")
     p.add_argument("--batch-size", type=int, default=1024,
                    help="games played side by side (default 1024)")
     p.add_argument("--bootstrap", type=int, default=200,
@@ -90,8 +87,13 @@ def main(argv: list[str] | None = None) -> int:
         if seen[base] > 1 or args.agents.count(spec) > 1:
             agent.name = f"{base}#{seen[base]}"
 
+    recorder = BatchRecorder(rules, seed) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
-                       batch_size=args.batch_size, progress=not args.no_progress)
+                       batch_size=args.batch_size, progress=not args.no_progress,
+                       recorder=recorder)
+    if recorder is not None:
+        write_records(args.record, recorder.done)
+        print(f"appended {len(recorder.done)} game records to {args.record}")
     command = "rummy500 eval " + " ".join(args_in)
     report = build_report(match, bootstrap=args.bootstrap,
                           meta={"daily": day, "command": command})

@@ -92,7 +92,8 @@ def read_records(path: str | Path) -> Iterator[GameRecord]:
 
 
 class BatchRecorder:
-    """Collects the records of games played in a batch (one row per game)."""
+    """Collects the records of games played in a batch. Each open game has a key (its
+    row, or its index in a match) so rows may move while games are played."""
 
     def __init__(self, rules: Rules, seed: int) -> None:
         self.rules, self.seed = rules, seed
@@ -100,17 +101,19 @@ class BatchRecorder:
         self.open: dict[int, GameRecord] = {}
         self.done: list[GameRecord] = []
 
-    def start(self, row: int, game_id: int, agents: list[str]) -> None:
-        self.open[row] = GameRecord(self.rules.to_dict(), self.seed, int(game_id), agents)
+    def start(self, key: int, game_id: int, agents: list[str]) -> None:
+        self.open[int(key)] = GameRecord(self.rules.to_dict(), self.seed, int(game_id), agents)
 
-    def actions(self, rows: np.ndarray, actions: np.ndarray) -> None:
-        for row, action in zip(rows.tolist(), actions.tolist()):
-            if row in self.open:
-                self.open[row].actions.append(self.lay.text(action))
+    def actions(self, keys: np.ndarray, actions: np.ndarray) -> None:
+        for key, action in zip(np.asarray(keys).tolist(), np.asarray(actions).tolist()):
+            if key in self.open:
+                self.open[key].actions.append(self.lay.text(action))
 
-    def finish(self, state: State, rows: np.ndarray) -> None:
-        for row in rows.tolist():
-            record = self.open.pop(row, None)
+    def finish(self, state: State, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
+        """Close the games of ``keys`` (default: the rows), reading results from ``rows``."""
+        keys = rows if keys is None else keys
+        for row, key in zip(np.asarray(rows).tolist(), np.asarray(keys).tolist()):
+            record = self.open.pop(key, None)
             if record is not None:
                 record.result = game_result(state, row)
                 self.done.append(record)

@@ -16,7 +16,7 @@ import pytest
 from agents.registry import make_agent
 from eval.arena import match_games, play_games, play_match, seating_plan
 from eval.bench_agents import bench_agents
-from eval.cli import daily_seed, main
+from eval.cli import main
 from eval.ratings import bradley_terry, to_elo
 from eval.stats import (
     clustered_win_rate,
@@ -25,6 +25,7 @@ from eval.stats import (
     t_quantile,
     wilson,
 )
+from rummy_env.deal import daily_seed
 from rummy_env.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]

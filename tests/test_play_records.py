@@ -137,3 +137,18 @@ def test_replay_cli_steps_through_a_file(tmp_path: Path) -> None:
     assert "replay matches the record" in done.stdout
     assert np.sum([line.startswith("  ") for line in done.stdout.splitlines()]) == len(
         recorder.done[0].actions)
+
+
+def test_eval_records_every_game_and_each_replays(tmp_path: Path) -> None:
+    from eval.cli import main as eval_main
+
+    path = tmp_path / "match.jsonl"
+    code = eval_main(["--agents", "casual", "random", "--games", "4", "--rule", "target=100",
+                      "--duplicate", "--no-progress", "--record", str(path)])
+    assert code == 0
+    records = list(read_records(path))
+    assert len(records) == 4
+    assert {tuple(r.agents) for r in records} == {("casual", "random"), ("random", "casual")}
+    for record in records:
+        state = replay(record)
+        assert state.game_over[0]
