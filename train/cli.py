@@ -26,7 +26,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="continue a run (its folder, or its name under run_dir) from last.pt")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"],
                         help="where the network runs (default: the config's, auto)")
+    parser.add_argument("--backend", choices=["builtin", "rllib"], default="builtin",
+                        help="builtin PPO (default) or Ray RLlib (pip install -e '.[rllib]'; "
+                        "config: configs/train/rllib_selfplay.yaml)")
     args = parser.parse_args(argv)
+    if args.backend == "rllib":
+        return _main_rllib(parser, args)
     overrides = list(args.overrides)
     if args.device:
         overrides.append(f"device={args.device}")
@@ -44,6 +49,32 @@ def main(argv: list[str] | None = None) -> int:
               f"points/hand {stats['points_per_hand']:+.1f} ({stats['games']:.0f} games)")
     print(f"checkpoint: {result.run_dir / 'last.pt'}  (play it: rummy500 eval --agents "
           f"ckpt:{result.run_dir / 'best.pt'} sharp)")
+    return 0
+
+
+def _main_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from rummy_env.config import parse_overrides
+
+    try:
+        import ray  # noqa: F401
+
+        from .rllib_backend import load_rllib_config, train_rllib
+    except ImportError as e:
+        parser.error(f"--backend rllib needs Ray RLlib: pip install -e '.[rllib]' ({e})")
+    try:
+        cfg = load_rllib_config(args.config, parse_overrides(args.overrides))
+    except (OSError, ValueError) as e:
+        parser.error(str(e))
+    if args.device == "cuda":
+        cfg.num_gpus_per_learner = cfg.num_gpus_per_learner or 1
+    out = train_rllib(cfg)
+    print(f"run: {out['run_dir']}  steps: {out['global_step']:,}  "
+          f"SPS: {out['steps_per_second']:,.0f}")
+    for name, stats in out["last_eval"].items():
+        print(f"  vs {name}: win rate {stats['win_rate']:.3f}, "
+              f"points/hand {stats['points_per_hand']:+.1f}")
+    print(f"checkpoint: {out['checkpoint']}  (rummy500 eval --agents ckpt:{out['checkpoint']} "
+          "sharp)")
     return 0
 
 

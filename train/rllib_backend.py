@@ -1,0 +1,258 @@
+"""Training on Ray RLlib: the project's PettingZoo env through RLlib's own wrapper.
+
+    pip install -e ".[rllib]"
+    rummy500 train --backend rllib --config configs/train/rllib_selfplay.yaml
+
+RLlib's ``PettingZooEnv`` wraps the AEC env (``rummy_env.raw_env``); a thin
+PettingZoo wrapper renames the observation keys to the ones RLlib's action
+masking convention reads (``observations``, ``action_mask``). ``RummyRLModule``
+holds the project's own ``MLPPolicy``, so its weights export 1:1 into a project
+checkpoint that ``rummy500 eval`` plays as ``ckpt:PATH``; illegal actions get
+the minimum logit, so they are never sampled. One shared ``learner`` policy
+plays every seat (self-play); with ``snapshot_share > 0`` the policy mapping
+sends that share of seats to a frozen ``snapshot`` policy, refreshed from the
+learner every ``snapshot_every`` iterations. Heuristic opponents are evaluated
+with the project's arena and logged under the same ``eval/vs_*`` names as the
+built-in trainer. Env runners and learners come from the config.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from rummy_env.actions import layout
+from rummy_env.observation import observation_size
+from rummy_env.rules import Rules
+
+from .checkpoint import save_checkpoint
+
+
+@dataclass
+class RLlibConfig:
+    exp_name: str = "rllib_selfplay"
+    seed: int = 1
+    rules: dict[str, Any] = field(default_factory=lambda: {"preset": "standard", "players": 2})
+    reward: str = "points_diff"
+    iterations: int = 50
+    """RLlib training iterations (``algo.train()`` calls)."""
+    hidden: list[int] = field(default_factory=lambda: [256, 128])
+    num_env_runners: int = 1
+    num_envs_per_env_runner: int = 4
+    num_learners: int = 0
+    num_gpus_per_learner: float = 0.0
+    train_batch_size: int = 4000
+    minibatch_size: int = 1000
+    num_epochs: int = 2
+    lr: float = 3e-4
+    gamma: float = 0.995
+    entropy_coeff: float = 0.01
+    snapshot_share: float = 0.0
+    """Share of seats the frozen snapshot plays (0: pure self-play)."""
+    snapshot_every: int = 10
+    eval_every: int = 10
+    eval_games: int = 100
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
+    run_dir: str = "runs"
+    address: str = ""
+    """Ray cluster address (``ray start --head`` prints it); empty: a local Ray."""
+
+    @property
+    def game_rules(self) -> Rules:
+        return Rules.from_dict(self.rules)
+
+
+def load_rllib_config(path: str | Path | None, overrides: dict[str, Any]) -> RLlibConfig:
+    import dataclasses
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        data.update(yaml.safe_load(Path(path).read_text()) or {})
+    data.update(overrides)
+    known = {f.name for f in dataclasses.fields(RLlibConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"rllib config: unknown key(s) {unknown}; known keys: {sorted(known)}")
+    return RLlibConfig(**data)
+
+
+def rllib_env(env_config: dict[str, Any]):
+    """RLlib's PettingZoo wrapper around the project's AEC env (observation keys renamed)."""
+    import gymnasium as gym
+    from pettingzoo.utils import BaseWrapper
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    from rummy_env.pettingzoo_env import raw_env
+
+    class MaskKeys(BaseWrapper):
+        """``{"observation", "action_mask"}`` -> ``{"observations", "action_mask"}`` (float)."""
+
+        def observation_space(self, agent):
+            inner = self.env.observation_space(agent)
+            n = inner["action_mask"].shape[0]
+            return gym.spaces.Dict({
+                "observations": inner["observation"],
+                "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32),
+            })
+
+        def observe(self, agent):
+            obs = self.env.observe(agent)
+            return {"observations": obs["observation"],
+                    "action_mask": obs["action_mask"].astype(np.float32)}
+
+    return PettingZooEnv(MaskKeys(raw_env(**env_config)))
+
+
+def rummy_rl_module_class():
+    """The RLModule class (built lazily: ray is an optional extra)."""
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+
+    from agents.torch_policy import MLPPolicy
+
+    class RummyRLModule(TorchRLModule, ValueFunctionAPI):
+        """The project's MLPPolicy inside RLlib, with the env's action mask on its logits."""
+
+        def setup(self):
+            obs_space = self.observation_space["observations"]
+            self.net = MLPPolicy(int(obs_space.shape[0]), int(self.action_space.n),
+                                 tuple(self.model_config.get("hidden", (256, 128))))
+
+        def _logits(self, batch):
+            obs = batch[Columns.OBS]
+            hidden = self.net.features(obs["observations"])
+            logits = self.net.actor(hidden)
+            legal = obs["action_mask"] > 0.5
+            return logits.masked_fill(~legal, torch.finfo(logits.dtype).min), hidden
+
+        def _forward(self, batch, **kwargs):
+            logits, _ = self._logits(batch)
+            return {Columns.ACTION_DIST_INPUTS: logits}
+
+        def _forward_train(self, batch, **kwargs):
+            logits, hidden = self._logits(batch)
+            return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: hidden}
+
+        def compute_values(self, batch, embeddings=None):
+            if embeddings is None:
+                embeddings = self.net.features(batch[Columns.OBS]["observations"])
+            return self.net.critic(embeddings).squeeze(-1)
+
+    return RummyRLModule
+
+
+def build_algorithm(cfg: RLlibConfig):
+    """The RLlib PPO algorithm for ``cfg`` (ray must be initialised)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.tune.registry import register_env
+
+    register_env("rummy500", rllib_env)
+    module = rummy_rl_module_class()
+    env_config = {"rules": cfg.game_rules, "reward": cfg.reward, "episode": "game"}
+    share = cfg.snapshot_share
+
+    players = cfg.game_rules.players
+
+    def policy_mapping(agent_id, episode, **kwargs):
+        """Every episode keeps one learner seat; each other seat is the snapshot with
+        probability ``snapshot_share`` (decided per episode and seat)."""
+        if share <= 0:
+            return "learner"
+        episode_key = hash(getattr(episode, "id_", id(episode)))
+        seat = int(str(agent_id).rsplit("_", 1)[-1])
+        if seat == episode_key % players:
+            return "learner"
+        return "snapshot" if hash((episode_key, seat)) % 1000 < 1000 * share else "learner"
+
+    specs = {name: RLModuleSpec(module_class=module, model_config={"hidden": cfg.hidden})
+             for name in ("learner", "snapshot")}
+    config = (
+        PPOConfig()
+        .environment("rummy500", env_config=env_config, disable_env_checking=True)
+        .framework("torch")
+        .multi_agent(policies={"learner", "snapshot"}, policy_mapping_fn=policy_mapping,
+                     policies_to_train=["learner"])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .env_runners(num_env_runners=cfg.num_env_runners,
+                     num_envs_per_env_runner=cfg.num_envs_per_env_runner)
+        .learners(num_learners=cfg.num_learners, num_gpus_per_learner=cfg.num_gpus_per_learner)
+        .training(train_batch_size_per_learner=cfg.train_batch_size,
+                  minibatch_size=cfg.minibatch_size, num_epochs=cfg.num_epochs, lr=cfg.lr,
+                  gamma=cfg.gamma, entropy_coeff=cfg.entropy_coeff)
+        .debugging(seed=cfg.seed)
+    )
+    return config.build_algo()
+
+
+def export_checkpoint(algo, cfg: RLlibConfig, path: Path, global_step: int) -> Path:
+    """The learner's weights as a project checkpoint (``ckpt:PATH`` in ``rummy500 eval``)."""
+    net = algo.get_module("learner").net
+    return save_checkpoint(path, net, arch="mlp", arch_kwargs={"hidden": list(cfg.hidden)},
+                           rules=cfg.game_rules, config={"backend": "rllib", **vars(cfg)},
+                           global_step=global_step)
+
+
+def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
+    """Run ``cfg.iterations`` RLlib iterations; TensorBoard scalars and checkpoints like the
+    built-in trainer. Returns a summary."""
+    import ray
+    from torch.utils.tensorboard import SummaryWriter
+
+    from .evaluation import evaluate
+
+    rules = cfg.game_rules
+    if observation_size(rules) <= 0 or layout(rules).size <= 0:
+        raise ValueError("rllib: empty observation or action space")
+    run_dir = Path(cfg.run_dir) / f"rummy500__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ray.init(address=cfg.address or None, ignore_reinit_error=True, include_dashboard=False,
+             log_to_driver=False)
+    writer = SummaryWriter(str(run_dir))
+    algo = build_algorithm(cfg)
+    global_step, start, last_eval = 0, time.time(), {}
+    try:
+        for it in range(1, cfg.iterations + 1):
+            result = algo.train()
+            steps = result.get("num_env_steps_sampled_lifetime")
+            if steps is None:
+                steps = result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", 0)
+            global_step = int(steps)
+            sps = global_step / max(1e-9, time.time() - start)
+            writer.add_scalar("charts/SPS", sps, global_step)
+            ret = result.get("env_runners", {}).get("episode_return_mean")
+            if ret is not None and np.isfinite(ret):
+                writer.add_scalar("charts/episodic_return", float(ret), global_step)
+            learner = result.get("learners", {}).get("learner", {})
+            for ours, theirs in (("policy_loss", "policy_loss"), ("value_loss", "vf_loss"),
+                                 ("entropy", "entropy"), ("approx_kl", "mean_kl_loss")):
+                if theirs in learner:
+                    writer.add_scalar(f"losses/{ours}", float(learner[theirs]), global_step)
+            if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
+                weights = algo.get_module("learner").get_state()
+                algo.env_runner_group.foreach_env_runner(
+                    lambda runner, w=weights: runner.module["snapshot"].set_state(w),
+                    local_env_runner=True)
+            if cfg.eval_every and (it % cfg.eval_every == 0 or it == cfg.iterations):
+                net = algo.get_module("learner").net
+                last_eval = evaluate(rules, net, cfg.eval_opponents, cfg.eval_games,
+                                     seed=cfg.seed + it)
+                for name, stats in last_eval.items():
+                    writer.add_scalar(f"eval/vs_{name}/win_rate", stats["win_rate"], global_step)
+                    writer.add_scalar(f"eval/vs_{name}/points_per_hand",
+                                      stats["points_per_hand"], global_step)
+        path = export_checkpoint(algo, cfg, run_dir / "last.pt", global_step)
+    finally:
+        writer.close()
+        algo.stop()
+    return {"run_dir": run_dir, "checkpoint": path, "global_step": global_step,
+            "steps_per_second": global_step / max(1e-9, time.time() - start),
+            "last_eval": last_eval}
