@@ -170,6 +170,10 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
                 "eval/vs_casual/win_rate", "eval/vs_random/points_per_hand"):
         assert tag in tags, tag
     assert events.Tags()["tensors"] or events.Tags().get("text"), "hyperparameter table missing"
+    from train.plots import plot_learning_curves
+
+    png = plot_learning_curves(run, tmp_path / "curves.png")
+    assert png.stat().st_size > 10_000
     rules = Rules.from_dict({"target": 60})
     policy, payload = load_policy(run / "last.pt", rules)
     state = init(rules, 3, 4)

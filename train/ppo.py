@@ -233,13 +233,12 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         b_returns = torch.as_tensor(returns[ti, bi], device=device)
         b_values = torch.as_tensor(buf.values[ti, bi], device=device)
         n_samples = ti.size
-        minibatch = max(1, n_samples // cfg.num_minibatches)
         clipfracs, approx_kl = [], torch.zeros(())
         pg_loss = v_loss = entropy_loss = torch.zeros(())
         for _epoch in range(cfg.update_epochs):
             order = torch.randperm(n_samples, device=device)
-            for start in range(0, n_samples, minibatch):
-                mb = order[start:start + minibatch]
+            # Equal minibatches (no tiny remainder batch with a noisy gradient).
+            for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
                 _, newlogprob, entropy, newvalue = policy.get_action_and_value(
                     b_obs[mb], b_masks[mb], b_actions[mb])
                 logratio = newlogprob - b_logprobs[mb]
