@@ -51,10 +51,6 @@ from .tables import Tables, tables_for
 __all__ = ["init", "deal", "legal_mask", "step", "step_inplace", "table_points", "hand_points"]
 
 
-def check_supported(rules: Rules) -> None:
-    """Kept for callers written before every variant was supported: accepts all rules."""
-
-
 # ----------------------------------------------------------------------------- init / deal
 def init(rules: Rules, seed: int, batch_size: int | None = None,
          game_ids: np.ndarray | None = None) -> State:
@@ -104,14 +100,8 @@ def deal(rules: Rules, state: State, rows: np.ndarray) -> None:
     state.meld_by[rows] = -1
     state.meld_joker[rows] = False
     state.n_melds[rows] = 0
-    state.phase[rows] = PHASE_DRAW
+    _new_turn(state, rows)
     state.to_play[rows] = first
-    state.owed[rows] = -1
-    state.no_discard[rows] = -1
-    state.drew_last[rows] = False
-    state.started_floating[rows] = False
-    state.call_from[rows] = -1
-    state.call_eligible[rows] = False
     state.melded[rows] = False
     state.turn[rows] = 0
     state.went_out[rows] = -1

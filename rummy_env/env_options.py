@@ -17,7 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .core import check_supported
 from .rules import Rules
 
 EPISODES = ("game", "hand")
@@ -47,7 +46,6 @@ def resolve_rules(rules: Rules | None = None, rules_file: str | Path | None = No
         if preset is not None:
             config["preset"] = preset
         resolved = Rules.from_dict(config)
-    check_supported(resolved)
     return resolved
 
 
@@ -56,3 +54,23 @@ def check_choice(name: str, value: Any, allowed: tuple) -> Any:
     if value not in allowed:
         raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")
     return value
+
+
+def check_seat(seat: Any, players: int) -> Any:
+    """A learning seat: ``"random"`` or a seat number 0..P-1."""
+    if not (seat == "random" or (isinstance(seat, int) and 0 <= seat < players)):
+        raise ValueError(f"seat={seat!r} is not allowed; allowed: 0..{players - 1} or 'random'")
+    return seat
+
+
+def single_spaces(rules: Rules):
+    """(observation Box, action Discrete) of one seat's decision under these rules."""
+    import gymnasium as gym
+    import numpy as np
+
+    from .actions import layout
+    from .observation import observation_bounds, observation_size
+
+    low, high = observation_bounds(rules)
+    obs = gym.spaces.Box(low, high, (observation_size(rules),), np.float32)
+    return obs, gym.spaces.Discrete(layout(rules).size)

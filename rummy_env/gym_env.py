@@ -46,9 +46,17 @@ from agents.random_agent import RandomAgent
 
 from .actions import layout
 from .core import init, legal_mask, step_inplace
-from .env_options import EPISODES, ILLEGAL_ACTIONS, REWARDS, check_choice, resolve_rules
+from .env_options import (
+    EPISODES,
+    ILLEGAL_ACTIONS,
+    REWARDS,
+    check_choice,
+    check_seat,
+    resolve_rules,
+    single_spaces,
+)
 from .episode import auto_deal, outcome
-from .observation import observation_bounds, observation_size, observe
+from .observation import observe
 from .opponents import as_policy
 from .render import render_text
 from .rules import Rules
@@ -72,15 +80,9 @@ class RummyGymEnv(gym.Env):
             check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
         p = self.rules.players
-        if not (seat == "random" or (isinstance(seat, int) and 0 <= seat < p)):
-            raise ValueError(f"seat={seat!r} is not allowed; allowed: 0..{p - 1} or 'random'")
-        self.seat_option = seat
-
+        self.seat_option = check_seat(seat, p)
         self._layout = layout(self.rules)
-        low, high = observation_bounds(self.rules)
-        self.observation_space = gym.spaces.Box(low, high, (observation_size(self.rules),),
-                                                np.float32)
-        self.action_space = gym.spaces.Discrete(self._layout.size)
+        self.observation_space, self.action_space = single_spaces(self.rules)
         self._random = RandomAgent(rng=np.random.default_rng())
         if opponents is None:
             opponents = self._random

@@ -51,9 +51,17 @@ from agents.random_agent import RandomAgent
 
 from .actions import layout
 from .core import init, legal_mask, step_inplace
-from .env_options import EPISODES, ILLEGAL_ACTIONS, REWARDS, check_choice, resolve_rules
+from .env_options import (
+    EPISODES,
+    ILLEGAL_ACTIONS,
+    REWARDS,
+    check_choice,
+    check_seat,
+    resolve_rules,
+    single_spaces,
+)
 from .episode import Outcome, auto_deal, outcome
-from .observation import observation_bounds, observation_size, observe
+from .observation import observation_size, observe
 from .opponents import as_policy
 from .rules import Rules
 from .state import State
@@ -208,14 +216,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self._games = _Games(self.rules, num_envs, episode, reward)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        if not (seat == "random" or (isinstance(seat, int) and 0 <= seat < p)):
-            raise ValueError(f"seat={seat!r} is not allowed; allowed: 0..{p - 1} or 'random'")
-        self.seat_option = seat
+        self.seat_option = check_seat(seat, p)
         self._layout = layout(self.rules)
-        low, high = observation_bounds(self.rules)
-        self.single_observation_space = gym.spaces.Box(low, high, (observation_size(self.rules),),
-                                                       np.float32)
-        self.single_action_space = gym.spaces.Discrete(self._layout.size)
+        self.single_observation_space, self.single_action_space = single_spaces(self.rules)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
                                                               num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
