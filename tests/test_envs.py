@@ -21,7 +21,7 @@ from rummy_env.observation import observation_size
 from rummy_env.rules import Rules
 from rummy_env.vector import RummySingleAgentVectorEnv, RummyVectorEnv
 
-PRESETS = ("standard", "web")
+PRESETS = ("standard", "web", "jokers")
 PLAYERS = (2, 3, 4)
 ROOT = Path(__file__).resolve().parents[1]
 
