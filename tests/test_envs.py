@@ -176,6 +176,7 @@ def test_render_shows_the_game() -> None:
 @pytest.mark.parametrize("env_id,config", [
     ("Rummy500-v0", {}),
     ("Rummy500Hand-v0", {"preset": "web", "players": 3, "seat": "random"}),
+    ("Rummy500-v0", {"preset": "jokers", "players": 4}),
 ])
 def test_gymnasium_check_env(env_id: str, config: dict) -> None:
     env = gymnasium.make(env_id, **config)
