@@ -202,9 +202,9 @@ def _rows_by_range(lay, actions: np.ndarray, live: np.ndarray) -> dict[str, np.n
     kind = np.searchsorted(starts, actions, side="right")
     kind[~live] = len(ACTION_KINDS)
     order = np.argsort(kind, kind="stable")
-    counts = np.bincount(kind, minlength=len(ACTION_KINDS) + 1)
-    groups = np.split(order, np.cumsum(counts)[:-1])
-    return dict(zip(ACTION_KINDS, groups))
+    ends = np.cumsum(np.bincount(kind, minlength=len(ACTION_KINDS) + 1)).tolist()
+    return {name: order[start:end]
+            for name, start, end in zip(ACTION_KINDS, [0] + ends, ends)}
 
 
 def _start_play(state: State, rows: np.ndarray, seat: np.ndarray) -> None:
