@@ -51,20 +51,22 @@ def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
 
 
 def layoff_targets(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
-    """int16 [n, M, 3]: the card each meld accepts as ``set`` / ``up`` / ``down``, -1 none.
+    """int16 [n, m, 3]: the card each of the first m melds (those in use) accepts as
+    ``set`` / ``up`` / ``down``, -1 none.
 
     ``melds`` is anything holding the table arrays (a ``State`` or a ``PlayerView``);
     ``rows`` picks its games (default: all).
     """
     sel = slice(None) if rows is None else rows
-    kind = melds.meld_kind[sel]
-    key = melds.meld_key[sel].astype(np.int16)
-    start = melds.meld_start[sel].astype(np.int16)
-    length = melds.meld_len[sel].astype(np.int16)
+    m = int(melds.n_melds[sel].max(initial=0))  # melds past the most crowded table are empty
+    kind = melds.meld_kind[sel, :m]
+    key = melds.meld_key[sel, :m].astype(np.int16)
+    start = melds.meld_start[sel, :m].astype(np.int16)
+    length = melds.meld_len[sel, :m].astype(np.int16)
     targets = np.full(kind.shape + (3,), -1, np.int16)
 
     is_set = (kind == KIND_SET) & (length == 3)
-    missing_suit = np.argmax(melds.meld_by[sel][:, :, :4] < 0, axis=2).astype(np.int16)
+    missing_suit = np.argmax(melds.meld_by[sel, :m, :4] < 0, axis=2).astype(np.int16)
     targets[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
 
     is_run = kind == KIND_RUN
