@@ -1,0 +1,2 @@
+"""Agents: the batched agent protocol, heuristic baselines (random, casual, sharp)
+and torch policies."""
