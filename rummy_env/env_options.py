@@ -74,3 +74,17 @@ def single_spaces(rules: Rules):
     low, high = observation_bounds(rules)
     obs = gym.spaces.Box(low, high, (observation_size(rules),), np.float32)
     return obs, gym.spaces.Discrete(layout(rules).size)
+
+
+def configure(env: Any, rules: Rules | None, rules_file: str | Path | None, preset: str | None,
+              episode: str, reward: str, illegal_action: str, render_mode: str | None,
+              **flags: Any) -> None:
+    """Check and set the options every single-game env shares: ``rules``, ``episode``,
+    ``reward``, ``illegal_action`` and ``render_mode`` (against ``env.metadata``)."""
+    env.rules = resolve_rules(rules, rules_file, preset, **flags)
+    env.episode = check_choice("episode", episode, EPISODES)
+    env.reward = check_choice("reward", reward, REWARDS)
+    env.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+    if render_mode is not None:
+        check_choice("render_mode", render_mode, tuple(env.metadata["render_modes"]))
+    env.render_mode = render_mode

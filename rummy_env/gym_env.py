@@ -47,12 +47,8 @@ from agents.random_agent import RandomAgent
 from .actions import layout
 from .core import init, legal_mask, step_inplace
 from .env_options import (
-    EPISODES,
-    ILLEGAL_ACTIONS,
-    REWARDS,
-    check_choice,
     check_seat,
-    resolve_rules,
+    configure,
     single_spaces,
 )
 from .episode import auto_deal, outcome
@@ -72,13 +68,8 @@ class RummyGymEnv(gym.Env):
                  episode: str = "game", reward: str = "win",
                  illegal_action: str = "penalize", render_mode: str | None = None,
                  **rule_flags: Any) -> None:
-        self.rules = resolve_rules(rules, rules_file, preset, **rule_flags)
-        self.episode = check_choice("episode", episode, EPISODES)
-        self.reward = check_choice("reward", reward, REWARDS)
-        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        if render_mode is not None:
-            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
-        self.render_mode = render_mode
+        configure(self, rules, rules_file, preset, episode, reward, illegal_action, render_mode,
+                  **rule_flags)
         p = self.rules.players
         self.seat_option = check_seat(seat, p)
         self._layout = layout(self.rules)

@@ -61,7 +61,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import layout
 from .core import init, legal_mask, step_inplace
-from .env_options import EPISODES, ILLEGAL_ACTIONS, REWARDS, check_choice, resolve_rules
+from .env_options import configure
 from .episode import auto_deal, outcome
 from .observation import observation_bounds, observation_size, observe
 from .render import render_text
@@ -90,16 +90,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
                  max_cycles: int | None = None, illegal_action: str = "raise",
                  render_mode: str | None = None, **rule_flags: Any) -> None:
         super().__init__()
-        self.rules = resolve_rules(rules, rules_file, preset, **rule_flags)
-        self.episode = check_choice("episode", episode, EPISODES)
-        self.reward = check_choice("reward", reward, REWARDS)
-        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        if render_mode is not None:
-            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        configure(self, rules, rules_file, preset, episode, reward, illegal_action, render_mode,
+                  **rule_flags)
         if max_cycles is not None and max_cycles < 1:
             raise ValueError(f"max_cycles={max_cycles!r} must be None or an integer >= 1")
         self.max_cycles = max_cycles
-        self.render_mode = render_mode
 
         p = self.rules.players
         self._layout = layout(self.rules)
