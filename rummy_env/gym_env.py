@@ -53,7 +53,7 @@ from .env_options import (
 )
 from .episode import auto_deal, outcome
 from .observation import observe
-from .opponents import as_policy
+from .opponents import as_policy, opponent_list
 from .render import render_text
 from .rules import Rules
 
@@ -75,13 +75,7 @@ class RummyGymEnv(gym.Env):
         self._layout = layout(self.rules)
         self.observation_space, self.action_space = single_spaces(self.rules)
         self._random = RandomAgent(rng=np.random.default_rng())
-        if opponents is None:
-            opponents = self._random
-        if not isinstance(opponents, (list, tuple)):
-            opponents = [opponents] * (p - 1)
-        if len(opponents) != p - 1:
-            raise ValueError(f"opponents: give one opponent or a list of {p - 1}, "
-                             f"got {len(opponents)}")
+        opponents = opponent_list(opponents, self._random, p)
         self._policies = [as_policy(o, single=True) for o in opponents]
         self._auto_deal = auto_deal(self.episode)
         self._state = None

@@ -58,3 +58,16 @@ def as_policy(opponent: Any, *, single: bool = False) -> BatchPolicy:
         return np.asarray(actions, dtype=np.int64).reshape(state.batch_size)
 
     return policy
+
+
+def opponent_list(opponents: Any, default: Any, players: int) -> list:
+    """One opponent per non-learning seat: ``None`` -> ``default`` everywhere, a single
+    opponent -> everywhere, or a list of exactly P - 1."""
+    if opponents is None:
+        opponents = default
+    if not isinstance(opponents, (list, tuple)):
+        opponents = [opponents] * (players - 1)
+    if len(opponents) != players - 1:
+        raise ValueError(f"opponents: give one opponent or a list of {players - 1}, "
+                         f"got {len(opponents)}")
+    return list(opponents)

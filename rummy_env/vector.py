@@ -62,7 +62,7 @@ from .env_options import (
 )
 from .episode import Outcome, auto_deal, outcome
 from .observation import observation_size, observe
-from .opponents import as_policy
+from .opponents import as_policy, opponent_list
 from .rules import Rules
 from .state import State
 
@@ -224,13 +224,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._rng = np.random.default_rng(seed)
         self._random = RandomAgent(rng=self._rng)
-        if opponents is None:
-            opponents = self._random
-        if not isinstance(opponents, (list, tuple)):
-            opponents = [opponents] * (p - 1)
-        if len(opponents) != p - 1:
-            raise ValueError(f"opponents: give one opponent or a list of {p - 1}, "
-                             f"got {len(opponents)}")
+        opponents = opponent_list(opponents, self._random, p)
         policies = {id(o): as_policy(o) for o in opponents}
         self._policies = [policies[id(o)] for o in opponents]
         self._one_policy = len(policies) == 1
