@@ -56,9 +56,9 @@ def parse_card(text: str) -> int:
     return card_id(SUITS.index(t[1]), RANKS.index(t[0]))
 
 
-def cards_text(cards) -> str:
-    """Space-separated texts of a sequence of card ids."""
-    return " ".join(card_text(int(c)) for c in cards)
+def count_texts(counts) -> list[str]:
+    """Texts of the cards in a per-id count vector [53], in id order (jokers last)."""
+    return [card_text(c) for c, n in enumerate(counts) for _ in range(int(n))]
 
 
 def rank_points(rank: int, pip_values: str) -> int:

@@ -20,7 +20,7 @@ import numpy as np
 from agents.base import Agent, Decision
 
 from .actions import layout
-from .cards import card_text
+from .cards import card_text, count_texts
 from .config import parse_overrides
 from .core import init, legal_mask, step_inplace
 from .deal import daily_seed
@@ -32,7 +32,7 @@ from .view import player_view
 
 
 def _cards(counts: np.ndarray) -> str:
-    return " ".join(card_text(int(c)) for c in np.repeat(np.arange(counts.size), counts)) or "-"
+    return " ".join(count_texts(counts)) or "-"
 
 
 def render_for_seat(rules: Rules, state: State, seat: int, names: list[str]) -> str:

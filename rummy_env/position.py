@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .actions import _pattern_of, layout
-from .cards import JOKER, N_RANKS, card_text, parse_card
+from .cards import JOKER, N_RANKS, card_text, count_texts, parse_card
 from .core import legal_mask
 from .patterns import KIND_RUN, KIND_SET, PATTERN_KEY, PATTERN_KIND, PATTERN_SIZE, PATTERN_START
 from .rules import Rules
@@ -149,10 +149,6 @@ def meld_cards(state: State, g: int, m: int) -> tuple[list[str], list[int]]:
     return texts, [int(state.meld_by[g, m, s]) for s in slots]
 
 
-def _card_list(counts: np.ndarray) -> list[str]:
-    return [card_text(c) for c in np.repeat(np.arange(counts.size), counts)]
-
-
 def legal_texts(rules: Rules, state: State, g: int, mask: np.ndarray | None = None) -> list[str]:
     """Sorted canonical texts of game ``g``'s legal actions."""
     row = mask[g] if mask is not None else legal_mask(rules, state.select([g]))[0]
@@ -178,13 +174,13 @@ def snapshot(rules: Rules, state: State, g: int = 0, mask: np.ndarray | None = N
         "dealer": int(state.dealer[g]),
         "hand_number": int(state.hand_number[g]),
         "turn": int(state.turn[g]),
-        "hands": [_card_list(state.hand[g, s]) for s in range(p)],
+        "hands": [count_texts(state.hand[g, s]) for s in range(p)],
         "stock": [card_text(c) for c in state.stock[g, : state.stock_size[g]][::-1]],
         "stock_size": int(state.stock_size[g]),
         "discard": [card_text(c) for c in state.pile[g, : state.pile_size[g]]],
         "melds": [dict(zip(("cards", "by"), meld_cards(state, g, m)))
                   for m in range(int(state.n_melds[g]))],
-        "known": [_card_list(state.known[g, s]) for s in range(p)],
+        "known": [count_texts(state.known[g, s]) for s in range(p)],
         "melded": [bool(x) for x in state.melded[g]],
         "owed": card_or_none(state.owed[g]),
         "no_discard": card_or_none(state.no_discard[g]),

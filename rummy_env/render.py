@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import card_text
+from .cards import card_text, count_texts
 from .position import meld_cards
 from .rules import Rules
 from .state import PHASE_NAMES, State
 
 
 def _cards(counts: np.ndarray) -> str:
-    ids = np.repeat(np.arange(counts.size), counts)
-    return " ".join(card_text(int(c)) for c in ids) or "-"
+    return " ".join(count_texts(counts)) or "-"
 
 
 def render_text(rules: Rules, state: State, g: int = 0,

@@ -54,7 +54,6 @@ from .rules import Rules
 
 PHASE_DRAW, PHASE_PLAY, PHASE_HAND_OVER, PHASE_GAME_OVER, PHASE_CALL, PHASE_CALL_PLAY = range(6)
 PHASE_NAMES = ("draw", "play", "hand_over", "game_over", "call", "call_play")
-LIVE_PHASES = (PHASE_DRAW, PHASE_PLAY, PHASE_CALL, PHASE_CALL_PLAY)
 
 
 def max_melds(rules: Rules) -> int:
