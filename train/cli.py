@@ -53,7 +53,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from rummy_env.config import parse_overrides
 
     try:
         import ray  # noqa: F401
@@ -62,7 +61,7 @@ def _main_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
     except ImportError as e:
         parser.error(f"--backend rllib needs Ray RLlib: pip install -e '.[rllib]' ({e})")
     try:
-        cfg = load_rllib_config(args.config, parse_overrides(args.overrides))
+        cfg = load_rllib_config(args.config, args.overrides)
     except (OSError, ValueError) as e:
         parser.error(str(e))
     if args.device == "cuda":

@@ -97,23 +97,26 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
-def load_config(path: str | Path | None, overrides: list[str] | None = None,
-                base: dict[str, Any] | None = None) -> TrainConfig:
-    """The config of a YAML file (or the defaults), then ``key=value`` overrides."""
+def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None,
+                base: dict[str, Any] | None = None, cls: type = TrainConfig):
+    """A ``cls`` config (``TrainConfig`` or the RLlib backend's) from a YAML file (or the
+    defaults), then overrides: ``key=value`` texts or a dict; ``rules.FLAG`` sets one flag."""
     data: dict[str, Any] = dict(base or {})
     if path is not None:
         loaded = yaml.safe_load(Path(path).read_text()) or {}
         if not isinstance(loaded, dict):
             raise ValueError(f"config: {path} must hold a mapping")
         data.update(loaded)
-    for key, value in parse_overrides(overrides or []).items():
+    if not isinstance(overrides, dict):
+        overrides = parse_overrides(overrides or [])
+    for key, value in overrides.items():
         if key.startswith("rules."):
             data.setdefault("rules", {})
             data["rules"] = {**data["rules"], key[len("rules."):]: value}
         else:
             data[key] = value
-    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"config: unknown key(s) {unknown}; known keys: {sorted(known)}")
-    return TrainConfig(**data)
+    return cls(**data)

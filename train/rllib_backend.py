@@ -24,13 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from rummy_env.actions import layout
-from rummy_env.observation import observation_size
 from rummy_env.rules import Rules
 
 from .checkpoint import save_checkpoint
+from .config import load_config
 
 
 @dataclass
@@ -67,18 +65,10 @@ class RLlibConfig:
         return Rules.from_dict(self.rules)
 
 
-def load_rllib_config(path: str | Path | None, overrides: dict[str, Any]) -> RLlibConfig:
-    import dataclasses
-
-    data: dict[str, Any] = {}
-    if path is not None:
-        data.update(yaml.safe_load(Path(path).read_text()) or {})
-    data.update(overrides)
-    known = {f.name for f in dataclasses.fields(RLlibConfig)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"rllib config: unknown key(s) {unknown}; known keys: {sorted(known)}")
-    return RLlibConfig(**data)
+def load_rllib_config(path: str | Path | None,
+                      overrides: list[str] | dict[str, Any] | None = None) -> RLlibConfig:
+    """An ``RLlibConfig`` read like the built-in trainer's (``train.config.load_config``)."""
+    return load_config(path, overrides, cls=RLlibConfig)
 
 
 def rllib_env(env_config: dict[str, Any]):
@@ -210,8 +200,6 @@ def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
     from .evaluation import evaluate
 
     rules = cfg.game_rules
-    if observation_size(rules) <= 0 or layout(rules).size <= 0:
-        raise ValueError("rllib: empty observation or action space")
     run_dir = Path(cfg.run_dir) / f"rummy500__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
     run_dir.mkdir(parents=True, exist_ok=True)
     ray.init(address=cfg.address or None, ignore_reinit_error=True, include_dashboard=False,
