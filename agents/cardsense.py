@@ -3,7 +3,7 @@
 Everything here reads only a ``PlayerView`` (and the rules), never the State, so
 an agent built on it cannot peek. Two parts:
 
-* ``CardTables`` (``card_tables(rules)``, built once per rules): points of each
+* ``HeuristicTables`` (``card_tables(rules)``, built once per rules): points of each
   meld pattern and lay-off, the best run in a suit's 13-bit mask and the best
   set in a rank's 4-bit mask (so "meld the best pattern in this hand" is a
   lookup, not a scan of 637 patterns), and the card that extends a run up or
@@ -22,32 +22,37 @@ from functools import lru_cache
 
 import numpy as np
 
-from rummy_env.actions import ActionLayout, layout
-from rummy_env.cards import N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS
-from rummy_env.meldability import bit_masks, makeable_melds
-from rummy_env.patterns import (
+from rummy_env.core import (
     KIND_RUN,
     KIND_SET,
+    N_CARD_IDS,
+    N_NATURAL,
     N_PATTERNS,
+    N_RANKS,
     N_RUNS_PER_SUIT,
     N_SET_PATTERNS,
+    N_SUITS,
     PATTERN_CARDS,
     PATTERN_CONTAINS,
     PATTERN_KIND,
     PATTERN_SIZE,
     PATTERN_START,
+    ActionLayout,
+    PlayerView,
+    Rules,
+    action_layout,
+    bit_masks,
+    lookup_tables,
+    makeable_melds,
     run_allowed,
 )
-from rummy_env.rules import Rules
-from rummy_env.table import layoff_fits as table_layoff_fits
-from rummy_env.tables import tables_for
-from rummy_env.view import PlayerView
+from rummy_env.core import layoff_fits as table_layoff_fits
 
 NONE = -1
 
 
 @dataclass(frozen=True)
-class CardTables:
+class HeuristicTables:
     """Lookup tables of one rules config for the heuristics (see the module docstring)."""
 
     rules: Rules
@@ -82,8 +87,8 @@ class CardTables:
 
 
 @lru_cache(maxsize=32)
-def card_tables(rules: Rules) -> CardTables:
-    t = tables_for(rules)
+def card_tables(rules: Rules) -> HeuristicTables:
+    t = lookup_tables(rules)
     allowed = t.allowed
     rank_pts = t.rank_points.astype(np.int32)
     low_ace = int(rules.low_ace_value)
@@ -110,11 +115,11 @@ def card_tables(rules: Rules) -> CardTables:
             up[c] = s * N_RANKS + r + 1
         elif r == N_RANKS - 1 and rules.runs_ace_high:  # K -> high ace
             up[c] = s * N_RANKS
-        elif r == 0 and rules.runs_wrap:  # a run tops out at a high ace unless runs wrap
+        elif r == 0 and rules.wrap:  # a run tops out at a high ace unless runs wrap
             up[c] = s * N_RANKS + 1
         if r > 0:
             down[c] = s * N_RANKS + r - 1
-        elif rules.runs_wrap:
+        elif rules.wrap:
             down[c] = s * N_RANKS + N_RANKS - 1
 
     layoff_points = np.zeros((N_CARD_IDS, 3), np.int32)
@@ -134,9 +139,9 @@ def card_tables(rules: Rules) -> CardTables:
                 fits[p, 0] = missing * N_RANKS + rank
         else:
             start = int(PATTERN_START[p])
-            if run_allowed(start, size + 1, rules.runs_ace_high, rules.runs_wrap):
+            if run_allowed(start, size + 1, rules.runs_ace_high, rules.wrap):
                 fits[p, 1] = up[pc[-1]]
-            if size + 1 <= N_RANKS and (start >= 1 or rules.runs_wrap):
+            if size + 1 <= N_RANKS and (start >= 1 or rules.wrap):
                 fits[p, 2] = down[pc[0]]
 
     # Best run per suit mask (suit 0's patterns stand for every suit).
@@ -168,8 +173,8 @@ def card_tables(rules: Rules) -> CardTables:
               best_set_points, up, down, layoff_points)
     for a in arrays:
         a.setflags(write=False)
-    return CardTables(
-        rules=rules, layout=layout(rules), card_values=t.card_values.astype(np.int32),
+    return HeuristicTables(
+        rules=rules, layout=action_layout(rules), card_values=t.card_values.astype(np.int32),
         pattern_points=points, pattern_allowed=allowed, pattern_cards=pattern_cards,
         pattern_fits=fits, best_run=best_run, best_run_points=best_run_points,
         best_set=best_set, best_set_points=best_set_points, up=up, down=down,
@@ -182,10 +187,10 @@ def melds_in_hand(rules: Rules, hand: np.ndarray) -> np.ndarray:
     """bool [n, 637]: allowed patterns whose cards are all in ``hand`` [n, 53] (natural
     cards only: a joker stands in for nothing here)."""
     no_jokers = np.zeros(hand.shape[0], np.int64)
-    return makeable_melds(tables_for(rules), hand > 0, no_jokers, None)[0]
+    return makeable_melds(lookup_tables(rules), hand > 0, no_jokers, None)[0]
 
 
-def best_meld(ct: CardTables, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def best_meld(ct: HeuristicTables, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(pattern [n] or -1, points [n]): the single meld in ``hand`` that scores most."""
     sm, rm = bit_masks(hand > 0)
     run_pts = ct.best_run_points[sm]  # [n, 4]
@@ -239,14 +244,15 @@ def top_cards(view: PlayerView, depth: int = 1) -> np.ndarray:
     return np.where(pos >= 0, card, NONE).astype(np.int64)
 
 
-def layoff_fits(ct: CardTables, view: PlayerView, rows: np.ndarray | None = None) -> np.ndarray:
+def layoff_fits(ct: HeuristicTables, view: PlayerView,
+                rows: np.ndarray | None = None) -> np.ndarray:
     """bool [n, 53, 3]: card c can be laid off on some table meld as set / up / down
     (the joker column is never set). Who may lay off is the caller's business."""
     fits = table_layoff_fits(ct.rules, view, rows)
     return np.concatenate([fits, np.zeros((fits.shape[0], 1, 3), bool)], axis=1)
 
 
-def melds_with(ct: CardTables, cards: np.ndarray, holding: np.ndarray) -> np.ndarray:
+def melds_with(ct: HeuristicTables, cards: np.ndarray, holding: np.ndarray) -> np.ndarray:
     """bool [n]: card ``cards[i]`` makes a 3-card meld with two cards of ``holding[i]``.
 
     ``holding`` is counts [n, 53]; a card id of -1 never melds.
@@ -270,10 +276,11 @@ class Kinds:
     discard: np.ndarray
 
 
-def action_kinds(lay: ActionLayout, mask: np.ndarray) -> Kinds:
+def action_kinds(action_ids: ActionLayout, mask: np.ndarray) -> Kinds:
     return Kinds(
-        draw=mask[:, lay.DRAW] | mask[:, lay.END] | mask[:, lay.TAKE: lay.MELD].any(axis=1),
-        meld=mask[:, lay.MELD: lay.LAYOFF].any(axis=1),
-        layoff=mask[:, lay.LAYOFF: lay.DISCARD].any(axis=1),
-        discard=mask[:, lay.DISCARD: lay.SWAP].any(axis=1),
+        draw=(mask[:, action_ids.DRAW] | mask[:, action_ids.END]
+              | mask[:, action_ids.TAKE: action_ids.MELD].any(axis=1)),
+        meld=mask[:, action_ids.MELD: action_ids.LAYOFF].any(axis=1),
+        layoff=mask[:, action_ids.LAYOFF: action_ids.DISCARD].any(axis=1),
+        discard=mask[:, action_ids.DISCARD: action_ids.SWAP].any(axis=1),
     )

@@ -18,11 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Decision, sample_legal
 from agents.cardsense import action_kinds, card_tables, layoff_fits, melds_with, top_cards
-from rummy_env.cards import JOKER, N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS
-from rummy_env.patterns import PATTERN_SIZE
-from rummy_env.rules import Rules
+from rummy_env.core import (
+    JOKER,
+    N_CARD_IDS,
+    N_NATURAL,
+    N_RANKS,
+    N_SUITS,
+    PATTERN_SIZE,
+    Decision,
+    Rules,
+    sample_legal,
+)
 
 
 def protected_cards(hand: np.ndarray, rules: Rules) -> np.ndarray:
@@ -37,7 +44,7 @@ def protected_cards(hand: np.ndarray, rules: Rules) -> np.ndarray:
     n = hand.shape[0]
     present = hand[:, :N_NATURAL].reshape(n, N_SUITS, N_RANKS) > 0
     pair = present & (present.sum(axis=1, keepdims=True) >= 2)
-    if rules.runs_wrap:
+    if rules.wrap:
         frag = present & (np.roll(present, 1, axis=2) | np.roll(present, -1, axis=2))
     else:
         # Ranks on a line A 2 .. K, plus a high ace at position 13 when Q-K-A is a run.
@@ -63,7 +70,7 @@ class CasualAgent:
         self.rules = rules
         self.tables = card_tables(rules)
         self.rng = np.random.default_rng(seed)
-        lay = self.tables.layout
+        action_ids = self.tables.layout
         # Meld score: length first, then points; card value x 64 + id breaks discard ties.
         self._meld_score = np.where(
             self.tables.pattern_allowed,
@@ -71,13 +78,13 @@ class CasualAgent:
         ).astype(np.int32)
         self._discard_score = (self.tables.card_values * 64 + np.arange(N_CARD_IDS)).astype(
             np.int32)
-        self._lay = lay
+        self._action_ids = action_ids
 
     def act(self, decision: Decision) -> np.ndarray:
-        mask, view, lay = decision.mask, decision.view, self._lay
+        mask, view, action_ids = decision.mask, decision.view, self._action_ids
         n = mask.shape[0]
         action = np.full(n, -1, np.int64)
-        kinds = action_kinds(lay, mask)
+        kinds = action_kinds(action_ids, mask)
 
         rows = np.flatnonzero(kinds.draw)
         if rows.size:
@@ -86,21 +93,22 @@ class CasualAgent:
         play = ~kinds.draw
         rows = np.flatnonzero(play & kinds.meld)
         if rows.size:
-            melds = mask[rows, lay.MELD: lay.LAYOFF]
+            melds = mask[rows, action_ids.MELD: action_ids.LAYOFF]
             score = np.where(melds, self._meld_score[None, :], -1)
-            action[rows] = lay.MELD + np.argmax(score, axis=1)
+            action[rows] = action_ids.MELD + np.argmax(score, axis=1)
 
         rows = np.flatnonzero(play & ~kinds.meld & kinds.layoff)
         if rows.size:
-            action[rows] = lay.LAYOFF + np.argmax(mask[rows, lay.LAYOFF: lay.DISCARD], axis=1)
+            layoffs = mask[rows, action_ids.LAYOFF: action_ids.DISCARD]
+            action[rows] = action_ids.LAYOFF + np.argmax(layoffs, axis=1)
 
         rows = np.flatnonzero(play & ~kinds.meld & ~kinds.layoff & kinds.discard)
         if rows.size:
-            legal = mask[rows, lay.DISCARD: lay.SWAP]
+            legal = mask[rows, action_ids.DISCARD: action_ids.SWAP]
             loose = legal & ~protected_cards(view.hand[rows], self.rules)
             pick_from = np.where(loose.any(axis=1)[:, None], loose, legal)
             score = np.where(pick_from, self._discard_score[None, :], -1)
-            action[rows] = lay.DISCARD + np.argmax(score, axis=1)
+            action[rows] = action_ids.DISCARD + np.argmax(score, axis=1)
 
         rest = np.flatnonzero(action < 0)
         if rest.size:
@@ -108,7 +116,7 @@ class CasualAgent:
         return action
 
     def _draw(self, decision: Decision, rows: np.ndarray) -> np.ndarray:
-        mask, lay = decision.mask, self._lay
+        mask, action_ids = decision.mask, self._action_ids
         view = decision.view
         top = top_cards(view, 1)[rows]
         hand = view.hand[rows]
@@ -116,9 +124,9 @@ class CasualAgent:
         if self.rules.layoff_requires_meld:
             fits &= view.melded[rows, 0][:, None, None]
         usable = melds_with(self.tables, top, hand) | _lays_off(self.tables, top, hand, fits)
-        take = mask[rows, lay.TAKE] & usable
-        out = np.where(mask[rows, lay.DRAW], lay.DRAW, lay.END)
-        out = np.where(take, lay.TAKE, out)
+        take = mask[rows, action_ids.TAKE] & usable
+        out = np.where(mask[rows, action_ids.DRAW], action_ids.DRAW, action_ids.END)
+        out = np.where(take, action_ids.TAKE, out)
         stuck = ~mask[rows, out]
         if stuck.any():
             out[stuck] = sample_legal(mask[rows[stuck]], self.rng)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Decision, sample_legal
-from rummy_env.rules import Rules
+from rummy_env.core import Decision, sample_legal
 
 
 class RandomAgent:
@@ -14,9 +13,7 @@ class RandomAgent:
 
     name = "random"
 
-    def __init__(self, rules: Rules | None = None, seed: int = 0,
-                 rng: np.random.Generator | None = None):
-        self.rules = rules
+    def __init__(self, seed: int = 0, rng: np.random.Generator | None = None):
         self.rng = rng if rng is not None else np.random.default_rng(seed)
 
     def act(self, decision: Decision) -> np.ndarray:

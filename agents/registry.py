@@ -1,7 +1,7 @@
 """Agents by name: ``make_agent("sharp", rules, seed)`` for the CLI, the arena and training.
 
 Specs: ``random``, ``casual``, ``sharp``, and ``ckpt:PATH`` (a trained torch
-policy from a ``train.checkpoint`` file, played greedily; torch is imported
+policy from a checkpoint file (``agents.checkpoint``), played greedily; torch is imported
 only for such specs).
 """
 
@@ -11,13 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agents.base import Agent
-from rummy_env.rules import Rules
+from rummy_env.core import Rules
 
 
 def _random(rules: Rules, seed: int) -> Agent:
     from agents.random_agent import RandomAgent
 
-    return RandomAgent(rules, seed)
+    return RandomAgent(seed)
 
 
 def _casual(rules: Rules, seed: int) -> Agent:
@@ -44,16 +44,16 @@ def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
     """``ckpt:PATH``: a trained policy from a checkpoint file, acting greedily.
 
     The checkpoint must have been trained under these rules and this
-    observation version (``train.checkpoint.load_policy`` checks both). Any
+    observation version (``agents.checkpoint.load_policy`` checks both). Any
     problem comes back as a ``ValueError`` naming the path, or
     ``NotImplementedError`` when torch or the training package is missing.
     """
     try:
+        from agents.checkpoint import load_policy
         from agents.torch_policy import TorchAgent
-        from train.checkpoint import load_policy
     except ImportError as e:
         raise NotImplementedError(
-            f"ckpt:{path}: checkpoint agents need torch and the train package ({e}); "
+            f"ckpt:{path}: checkpoint agents need torch ({e}); "
             f"use one of {sorted(BUILTIN)}") from None
     if not Path(path).is_file():
         raise ValueError(f"ckpt:{path}: no such checkpoint file")

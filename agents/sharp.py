@@ -36,9 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Decision, sample_legal
 from agents.cardsense import (
-    CardTables,
+    HeuristicTables,
     action_kinds,
     best_meld,
     card_tables,
@@ -48,9 +47,16 @@ from agents.cardsense import (
     pile_counts,
     table_counts,
 )
-from rummy_env.cards import N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS
-from rummy_env.patterns import PATTERN_CONTAINS
-from rummy_env.rules import Rules
+from rummy_env.core import (
+    N_CARD_IDS,
+    N_NATURAL,
+    N_RANKS,
+    N_SUITS,
+    PATTERN_CONTAINS,
+    Decision,
+    Rules,
+    sample_legal,
+)
 
 SET, UP, DOWN = 0, 1, 2
 
@@ -109,17 +115,17 @@ class SharpAgent:
     def __init__(self, rules: Rules, seed: int = 0, params: SharpParams | None = None):
         self.rules = rules
         self.params = params or SharpParams()
-        self.tables: CardTables = card_tables(rules)
+        self.tables: HeuristicTables = card_tables(rules)
         self.rng = np.random.default_rng(seed)
         self._values = self.tables.card_values.astype(np.float32)
-        self._lay = self.tables.layout
+        self._action_ids = self.tables.layout
 
     # ------------------------------------------------------------------ act
     def act(self, decision: Decision) -> np.ndarray:
-        mask, lay = decision.mask, self._lay
+        mask, action_ids = decision.mask, self._action_ids
         n = mask.shape[0]
         action = np.full(n, -1, np.int64)
-        kinds = action_kinds(lay, mask)
+        kinds = action_kinds(action_ids, mask)
         ctx = self._context(decision)
 
         rows = np.flatnonzero(kinds.draw)
@@ -319,7 +325,7 @@ class SharpAgent:
         """float [r, 4, 13]: chance each held card's run fragment completes."""
         rules = self.rules
         r = present.shape[0]
-        if rules.runs_wrap:
+        if rules.wrap:
             def at(a, k):
                 return np.roll(a, -k, axis=2)
             pres, logq = present, lq
@@ -342,7 +348,7 @@ class SharpAgent:
         log_miss = (adj_l * at(logq, -2) + (adj_r | gap_l) * at(logq, -1)
                     + (adj_l | gap_r) * at(logq, 1) + adj_r * at(logq, 2))
         chance = -np.expm1(log_miss)
-        if rules.runs_wrap or not rules.runs_ace_high:
+        if rules.wrap or not rules.runs_ace_high:
             return chance
         out = chance[:, :, :N_RANKS].copy()
         out[:, :, 0] = 1.0 - (1.0 - out[:, :, 0]) * (1.0 - chance[:, :, N_RANKS])
@@ -351,13 +357,13 @@ class SharpAgent:
     # ------------------------------------------------------------------ decisions
     def _draw(self, decision: Decision, ctx: _Context, rows: np.ndarray) -> np.ndarray:
         """Evaluate every legal draw of each row; the action of the best."""
-        lay, view, prm = self._lay, decision.view, self.params
+        action_ids, view, prm = self._action_ids, decision.view, self.params
         mask = decision.mask[rows]
         n = rows.size
         opt_row, opt_action, opt_hand, opt_owed, opt_nd = [], [], [], [], []
 
         # Stock: the mean over sampled unseen cards.
-        can_draw = np.flatnonzero(mask[:, lay.DRAW])
+        can_draw = np.flatnonzero(mask[:, action_ids.DRAW])
         s = prm.stock_samples
         if can_draw.size:
             live = ctx.live[rows[can_draw]]
@@ -368,13 +374,13 @@ class SharpAgent:
             hand = np.repeat(ctx.hand[rows[can_draw]], s, axis=0)
             hand[np.arange(hand.shape[0]), card.ravel()] += 1
             opt_row.append(np.repeat(can_draw, s))
-            opt_action.append(np.full(hand.shape[0], lay.DRAW))
+            opt_action.append(np.full(hand.shape[0], action_ids.DRAW))
             opt_hand.append(hand)
             opt_owed.append(np.full(hand.shape[0], -1))
             opt_nd.append(np.full(hand.shape[0], -1))
 
         # Every legal take.
-        takes = mask[:, lay.TAKE: lay.MELD]
+        takes = mask[:, action_ids.TAKE: action_ids.MELD]
         tr, td = np.nonzero(takes)
         if tr.size:
             depth = td + 1
@@ -388,7 +394,7 @@ class SharpAgent:
             deepest = pile[np.arange(tr.size), size - depth]
             owe = (depth >= 2) | self.rules.top_card_must_meld
             opt_row.append(tr)
-            opt_action.append(lay.TAKE + td)
+            opt_action.append(action_ids.TAKE + td)
             opt_hand.append(hand)
             opt_owed.append(np.where(owe, deepest, -1))
             opt_nd.append(np.where(depth == 1, deepest, -1))
@@ -400,13 +406,13 @@ class SharpAgent:
             hands = np.concatenate(opt_hand).astype(np.int8)
             grow = rows[orow]
             taken_cards = hands.astype(np.int16) - ctx.hand[grow]
-            is_take = oact != lay.DRAW
+            is_take = oact != action_ids.DRAW
             pile = ctx.pile[grow] - np.where(is_take[:, None], taken_cards, 0)
             fits = ctx.fits[grow].copy()
             v = self.evaluate(ctx, grow, hands, fits, np.concatenate(opt_owed),
                               np.concatenate(opt_nd), pile=pile.astype(np.int8))
             v -= np.where(is_take, prm.take_card_cost * taken_cards.sum(axis=1), 0.0)
-            col = np.where(is_take, oact - lay.TAKE + 2, 0)
+            col = np.where(is_take, oact - action_ids.TAKE + 2, 0)
             # Stock samples share column 0: average them.
             stock = ~is_take
             if stock.any():
@@ -414,12 +420,13 @@ class SharpAgent:
                 np.add.at(sums, orow[stock], v[stock])
                 values[can_draw, 0] = sums[can_draw] / s
             values[orow[is_take], col[is_take]] = v[is_take]
-        end_ok = mask[:, lay.END]
+        end_ok = mask[:, action_ids.END]
         if end_ok.any():
             held = (ctx.hand[rows].astype(np.float32) * self._values).sum(axis=1)
             values[end_ok, 1] = -held[end_ok]
         best = np.argmax(values, axis=1)
-        action = np.where(best == 0, lay.DRAW, np.where(best == 1, lay.END, lay.TAKE + best - 2))
+        action = np.where(best == 0, action_ids.DRAW,
+                          np.where(best == 1, action_ids.END, action_ids.TAKE + best - 2))
         bad = ~np.isfinite(values[np.arange(n), best])
         if bad.any():
             action[bad] = sample_legal(mask[bad], self.rng)
@@ -427,14 +434,14 @@ class SharpAgent:
 
     def _play(self, decision: Decision, ctx: _Context, rows: np.ndarray) -> np.ndarray:
         """Rows with a legal meld or lay-off: the first step of the best plan."""
-        lay, prm, ct = self._lay, self.params, self.tables
+        action_ids, prm, ct = self._action_ids, self.params, self.tables
         mask = decision.mask[rows]
         k = prm.candidates
-        melds = mask[:, lay.MELD: lay.LAYOFF]
+        melds = mask[:, action_ids.MELD: action_ids.LAYOFF]
         mscore = np.where(melds, ct.pattern_points[None, :].astype(np.float32), -1.0)
         mtop = np.argsort(-mscore, axis=1)[:, :k]
         mok = np.take_along_axis(mscore, mtop, axis=1) >= 0
-        lays = mask[:, lay.LAYOFF: lay.DISCARD]
+        lays = mask[:, action_ids.LAYOFF: action_ids.DISCARD]
         lscore = np.where(lays, ct.layoff_points[:N_NATURAL].reshape(1, -1).astype(np.float32),
                           -1.0)
         ltop = np.argsort(-lscore, axis=1)[:, :k]
@@ -445,7 +452,7 @@ class SharpAgent:
         pattern = mtop[mr, mj]
         code = ltop[lr, lj]
         cand_row = np.concatenate([mr, lr])
-        cand_action = np.concatenate([lay.MELD + pattern, lay.LAYOFF + code])
+        cand_action = np.concatenate([action_ids.MELD + pattern, action_ids.LAYOFF + code])
         grow = rows[cand_row]
         hands = ctx.hand[grow].copy()
         fits = ctx.fits[grow].copy()
@@ -467,8 +474,8 @@ class SharpAgent:
 
     def _discard(self, decision: Decision, ctx: _Context, rows: np.ndarray) -> np.ndarray:
         """The discard that costs least, less a penalty for feeding the next player."""
-        lay, prm = self._lay, self.params
-        legal = decision.mask[rows, lay.DISCARD: lay.SWAP]
+        action_ids, prm = self._action_ids, self.params
+        legal = decision.mask[rows, action_ids.DISCARD: action_ids.SWAP]
         cr, cc = np.nonzero(legal)
         grow = rows[cr]
         hands = ctx.hand[grow].copy()
@@ -486,5 +493,5 @@ class SharpAgent:
         np.maximum.at(best, cr, value)
         is_best = value >= best[cr]
         choice = np.full(rows.size, -1, np.int64)
-        choice[cr[is_best][::-1]] = lay.DISCARD + cc[is_best][::-1]
+        choice[cr[is_best][::-1]] = action_ids.DISCARD + cc[is_best][::-1]
         return choice

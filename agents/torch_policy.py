@@ -19,9 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env.cards import N_CARD_IDS
-from rummy_env.observation import encode, obs_layout
-from rummy_env.rules import Rules
+from rummy_env.core import N_CARD_IDS, Rules, encode, obs_layout
 
 from .base import Decision
 from .distributions import MaskedCategorical

@@ -9,28 +9,28 @@ them: a batch of live games steps together (``legal_mask`` -> each agent acts on
 the rows where its seats must move -> ``step_inplace``), finished games are
 replaced by waiting ones so the batch stays full.
 
-Agents see only ``player_view`` of the seat to play and the legal mask; an
-agent that sets ``needs_observation = True`` also gets the flat observation
-(``rummy_env.observation.encode`` of that view, or ``observer`` when given).
+Agents see only ``player_view`` of the seat to play and the legal mask (an
+agent that wants the flat observation encodes the view itself).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Agent, Decision
-from rummy_env.core import init, legal_mask, step_inplace
-from rummy_env.records import BatchRecorder
-from rummy_env.rules import Rules
-from rummy_env.state import State
-from rummy_env.view import player_view
-
-Observer = Callable[[Rules, State, np.ndarray, np.ndarray], np.ndarray]
-"""(rules, state, seats, rows) -> observations [n, D], like ``rummy_env.observation.observe``."""
+from agents.base import Agent
+from rummy_env.core import (
+    BatchRecorder,
+    Decision,
+    Rules,
+    init,
+    legal_mask,
+    player_view,
+    step_inplace,
+)
 
 
 def seating_plan(n_agents: int, players: int) -> np.ndarray:
@@ -106,19 +106,17 @@ def match_games(n_agents: int, players: int, games: int, duplicate: bool,
 
 def play_match(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                duplicate: bool = False, batch_size: int = 1024, progress: bool = True,
-               observer: Observer | None = None,
                recorder: BatchRecorder | None = None) -> MatchResult:
     """A fair match of about ``games`` games (see ``match_games``) between ``agents``."""
     lineups, deals = match_games(len(agents), rules.players, games, duplicate)
     result = play_games(rules, agents, lineups, deals, seed, batch_size=batch_size,
-                        progress=progress, observer=observer, recorder=recorder)
+                        progress=progress, recorder=recorder)
     result.duplicate = duplicate
     return result
 
 
 def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals: np.ndarray,
                seed: int, batch_size: int = 1024, progress: bool = True,
-               observer: Observer | None = None,
                recorder: BatchRecorder | None = None) -> MatchResult:
     """Play game ``g`` = deal ``deals[g]`` with agent ``lineups[g, s]`` in seat s, to the end.
 
@@ -134,11 +132,6 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
         raise ValueError(f"lineups have {p} seats but the rules seat {rules.players}")
     if lineups.min() < 0 or lineups.max() >= len(agents):
         raise ValueError("lineups name an agent index outside the agent list")
-    needs_obs = [bool(getattr(a, "needs_observation", False)) for a in agents]
-    encode = None
-    if any(needs_obs) and observer is None:
-        from rummy_env.observation import encode
-
     totals = np.zeros((n_games, p), np.int32)
     winner = np.full(n_games, -1, np.int64)
     truncated = np.zeros(n_games, bool)
@@ -163,19 +156,14 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
         if live.any():
             mask = legal_mask(rules, state)
             actions = np.zeros(slot_game.size, np.int64)
-            agent_of_row = lineups[np.maximum(slot_game, 0), state.to_play]
+            agent_of_row = lineups[np.maximum(slot_game, 0), state.current_player]
             for k, agent in enumerate(agents):
                 rows = np.flatnonzero(live & (agent_of_row == k))
                 if rows.size == 0:
                     continue
-                seats = state.to_play[rows]
+                seats = state.current_player[rows]
                 view = player_view(rules, state, seats, rows)
-                obs = None
-                if needs_obs[k]:
-                    obs = (observer(rules, state, seats, rows) if observer is not None
-                           else encode(rules, view))
-                chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
-                                            observation=obs))
+                chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view))
                 actions[rows] = np.asarray(chosen, np.int64).reshape(-1)
                 decisions[k] += rows.size
             if recorder is not None:

@@ -17,12 +17,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.base import Decision
 from agents.registry import make_agent
-from rummy_env.core import init, legal_mask, step_inplace
-from rummy_env.rules import Rules
-from rummy_env.state import PHASE_DRAW, PHASE_PLAY, State, empty_state
-from rummy_env.view import player_view
+from rummy_env.core import (
+    PHASE_DRAW,
+    PHASE_PLAY,
+    Decision,
+    Rules,
+    State,
+    empty_state,
+    init,
+    legal_mask,
+    player_view,
+    step_inplace,
+)
 
 
 def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] = ("casual",),
@@ -53,7 +60,7 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
             break
         mask = legal_mask(rules, state)
         actions = np.zeros(state.batch_size, np.int64)
-        owner = seat_agent[state.to_play]
+        owner = seat_agent[state.current_player]
         for k, agent in enumerate(agents):
             rows = live[owner[live] == k]
             if rows.size:

@@ -3,11 +3,11 @@
 Entry points (imported lazily, so ``import rummy_env`` stays light):
 
 * ``rummy_env.env(**config)`` / ``rummy_env.raw_env``: PettingZoo AEC env
-  (``rummy_env/pettingzoo_env.py``);
+  (``rummy_env/envs/aec.py``);
 * ``gymnasium.make("Rummy500-v0")`` / ``"Rummy500Hand-v0"``: single-agent
-  Gymnasium env (``rummy_env/gym_env.py``), also ``gymnasium.make_vec`` with
+  Gymnasium env (``rummy_env/envs/gym_env.py``), also ``gymnasium.make_vec`` with
   ``vectorization_mode="vector_entry_point"`` for the batched version;
-* ``rummy_env.vector.RummyVectorEnv``: batched self-play for trainers.
+* ``rummy_env.envs.vector.RummyVectorEnv``: batched self-play for trainers.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ GYM_IDS = {
 
 def __getattr__(name: str) -> Any:
     if name in ("env", "raw_env"):
-        from . import pettingzoo_env
+        from .envs import aec
 
-        return getattr(pettingzoo_env, name)
+        return getattr(aec, name)
     raise AttributeError(f"module 'rummy_env' has no attribute {name!r}")
 
 
@@ -39,8 +39,8 @@ def _register_gym_ids() -> None:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 id=env_id,
-                entry_point="rummy_env.gym_env:RummyGymEnv",
-                vector_entry_point="rummy_env.vector:RummySingleAgentVectorEnv",
+                entry_point="rummy_env.envs.gym_env:RummyGymEnv",
+                vector_entry_point="rummy_env.envs.vector:RummySingleAgentVectorEnv",
                 kwargs=dict(kwargs),
             )
 

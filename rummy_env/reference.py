@@ -41,20 +41,24 @@ from typing import Any
 
 import numpy as np
 
-from .cards import (
+from rummy_env.core import (
     JOKER,
+    LAYOFF_DIRECTIONS,
     N_NATURAL,
     N_RANKS,
     N_SUITS,
+    Rules,
     card_id,
     card_text,
+    dealer_of_hand,
+    game_keys,
+    is_int,
     parse_card,
     rank_of,
     rank_points,
+    shuffled_decks,
     suit_of,
 )
-from .deal import dealer_of_hand, game_keys, shuffled_decks
-from .rules import Rules, _is_int
 
 DRAW = "draw"
 PLAY = "play"
@@ -66,8 +70,6 @@ LIVE_PHASES = (DRAW, PLAY, CALL, CALL_PLAY)
 
 SET = "set"
 RUN = "run"
-LAYOFF_ENDS = ("set", "up", "down")
-"""``layoff C set``: fill a set's missing suit; ``up`` / ``down``: new top / bottom of a run."""
 
 JOKER_IN_HAND_DECLARED = 15
 """Under ``joker_value: declared`` a joker left in hand costs 15."""
@@ -96,7 +98,7 @@ def run_allowed(rules: Rules, start: int, length: int) -> bool:
     """
     if not 3 <= length <= N_RANKS:
         return False
-    if rules.runs_wrap:
+    if rules.wrap:
         return True
     past_top = start + length  # N_RANKS + 1 means the run ends with a high ace
     return past_top <= N_RANKS or (rules.runs_ace_high and past_top == N_RANKS + 1)
@@ -238,10 +240,10 @@ class ReferenceGame:
         table = [_parse_table_meld(rules, meld) for meld in position.get("melds", [])]
         _check_copies(rules, hands + [stock, pile], table)
         totals = position.get("totals", [0] * players)
-        if len(totals) != players or not all(_is_int(t) for t in totals):
+        if len(totals) != players or not all(is_int(t) for t in totals):
             raise ValueError(f"position: 'totals' must hold {players} integers, got {totals!r}")
         to_play = position.get("to_play", 0)
-        if not _is_int(to_play) or not 0 <= to_play < players:
+        if not is_int(to_play) or not 0 <= to_play < players:
             raise ValueError(
                 f"position: 'to_play' must be a seat 0..{players - 1}, got {to_play!r}"
             )
@@ -302,7 +304,7 @@ class ReferenceGame:
     def _begin_turn(self, seat: int) -> None:
         """``seat`` starts its turn at the draw step."""
         self.phase = DRAW
-        self.to_play = seat
+        self.current_player = seat
         self._clear_turn_state()
         # Under floating: a player who starts the turn with an empty hand goes out by
         # emptying it again (a meld then ends the hand instead of floating once more).
@@ -344,12 +346,12 @@ class ReferenceGame:
             return False
         if depth == 1 and not self.rules.top_card_must_meld:
             return True
-        seat, taken = self.to_play, self.pile[-depth:]
+        seat, taken = self.current_player, self.pile[-depth:]
         return self._can_play_card(seat, self.hands[seat] + taken, taken[0])
 
     def _play_actions(self) -> set[str]:
         """After the draw: melds and lay-offs; with no card owed, swaps and discards."""
-        seat, hand = self.to_play, self.hands[self.to_play]
+        seat, hand = self.current_player, self.hands[self.current_player]
         actions = self._meld_and_layoff_actions(seat, hand, self.owed)
         if self.owed is None:
             actions.update(f"discard {card_text(c)}" for c in set(hand) if self._may_discard(c))
@@ -363,7 +365,8 @@ class ReferenceGame:
 
     def _call_play_actions(self) -> set[str]:
         """The caller plays the called card first, may meld and lay off more, then ``done``."""
-        actions = self._meld_and_layoff_actions(self.to_play, self.hands[self.to_play], self.owed)
+        seat = self.current_player
+        actions = self._meld_and_layoff_actions(seat, self.hands[seat], self.owed)
         if self.owed is None:
             actions.add("done")
         return actions
@@ -425,7 +428,7 @@ class ReferenceGame:
         targets = {
             (card, end)
             for meld in self.table
-            for end in LAYOFF_ENDS
+            for end in LAYOFF_DIRECTIONS
             if (card := meld.accepts(self.rules, end)) is not None
         }
         for card, end in targets:
@@ -453,7 +456,7 @@ class ReferenceGame:
 
     def _may_discard(self, card: int) -> bool:
         """Not the card taken by ``take 1``, unless the hand holds nothing else."""
-        hand = self.hands[self.to_play]
+        hand = self.hands[self.current_player]
         return card != self.no_discard or all(c == card for c in hand)
 
     def _oldest_accepting(self, card: int, end: str) -> TableMeld | None:
@@ -475,7 +478,7 @@ class ReferenceGame:
         legal = self.legal_actions()
         if action not in legal:
             raise ValueError(
-                f"illegal action {action!r} for seat {self.to_play} in phase {self.phase}; "
+                f"illegal action {action!r} for seat {self.current_player} in phase {self.phase}; "
                 f"legal: {', '.join(legal) if legal else 'none'}"
             )
         verb, *args = action.split()
@@ -501,13 +504,13 @@ class ReferenceGame:
             self._done()
 
     def _draw(self) -> None:
-        self.hands[self.to_play].append(self.stock.pop(0))
+        self.hands[self.current_player].append(self.stock.pop(0))
         self.drew_last_stock = not self.stock
         self.phase = PLAY
 
     def _take(self, depth: int) -> None:
         """Take the top ``depth`` pile cards; they become known to be in this hand."""
-        seat, taken = self.to_play, self.pile[-depth:]
+        seat, taken = self.current_player, self.pile[-depth:]
         del self.pile[-depth:]
         self.hands[seat].extend(taken)
         self.known[seat].extend(taken)
@@ -521,7 +524,7 @@ class ReferenceGame:
 
     def _meld(self, cards: tuple[int, ...]) -> None:
         """Lay a new meld: natural cards where held, a joker for each card lacking."""
-        seat = self.to_play
+        seat = self.current_player
         jokers = [card not in self.hands[seat] for card in cards]
         for card, joker in zip(cards, jokers, strict=True):
             self._play_from_hand(JOKER if joker else card)
@@ -536,9 +539,9 @@ class ReferenceGame:
         """Add the natural ``card`` if held, else a joker declared as it, to the oldest fit."""
         meld = self._oldest_accepting(card, end)
         assert meld is not None  # the action was legal
-        joker = card not in self.hands[self.to_play]
+        joker = card not in self.hands[self.current_player]
         self._play_from_hand(JOKER if joker else card)
-        meld.add(card, end, self.to_play, joker)
+        meld.add(card, end, self.current_player, joker)
         if self.owed == (JOKER if joker else card):
             self.owed = None
         self._after_meld_or_layoff()
@@ -552,7 +555,7 @@ class ReferenceGame:
         found = self._oldest_joker_as(card)
         assert found is not None  # the action was legal
         meld, slot = found
-        seat = self.to_play
+        seat = self.current_player
         self._play_from_hand(card)
         meld.jokers[slot] = False
         self.hands[seat].append(JOKER)
@@ -562,14 +565,14 @@ class ReferenceGame:
         """Discarding the last card goes out (even while floating); else the turn ends."""
         self._play_from_hand(card)
         self.pile.append(card)
-        if self.hands[self.to_play]:
+        if self.hands[self.current_player]:
             self._end_turn(after_discard=True)
         else:
-            self._end_hand(went_out=self.to_play)
+            self._end_hand(went_out=self.current_player)
 
     def _play_from_hand(self, card: int) -> None:
         """Move one copy of ``card`` out of the hand; it is no longer known to be there."""
-        seat = self.to_play
+        seat = self.current_player
         self.hands[seat].remove(card)
         if card in self.known[seat]:
             self.known[seat].remove(card)
@@ -582,7 +585,7 @@ class ReferenceGame:
         turn floating: then the hand ends). A caller who empties the hand still says
         ``done`` first.
         """
-        seat = self.to_play
+        seat = self.current_player
         if self.hands[seat] or self.phase == CALL_PLAY:
             return
         if self.rules.floating and not self.started_floating:
@@ -603,7 +606,7 @@ class ReferenceGame:
             return
         if after_discard and self._open_call_window():
             return
-        self._begin_turn((self.to_play + 1) % self.rules.players)
+        self._begin_turn((self.current_player + 1) % self.rules.players)
 
     # Rummy calls ----------------------------------------------------------------------
 
@@ -622,13 +625,13 @@ class ReferenceGame:
         )
         if not playable:
             return False
-        discarder = self.to_play
+        discarder = self.current_player
         caller = self._next_caller(discarder, after=discarder)
         if caller is None:
             return False
         self.call_from = discarder
         self.phase = CALL
-        self.to_play = caller
+        self.current_player = caller
         self._clear_turn_state()
         return True
 
@@ -649,7 +652,7 @@ class ReferenceGame:
 
     def _call(self) -> None:
         """The caller takes the discarded card (known) and owes it: it must be played first."""
-        seat, card = self.to_play, self.pile.pop()
+        seat, card = self.current_player, self.pile.pop()
         self.hands[seat].append(card)
         self.known[seat].append(card)
         self.owed = card
@@ -658,15 +661,15 @@ class ReferenceGame:
     def _pass(self) -> None:
         """Ask the next seat that may call, or close the window."""
         assert self.call_from is not None
-        caller = self._next_caller(self.call_from, after=self.to_play)
+        caller = self._next_caller(self.call_from, after=self.current_player)
         if caller is None:
             self._close_call_window()
         else:
-            self.to_play = caller
+            self.current_player = caller
 
     def _done(self) -> None:
         """The caller is done: a caller with no cards left goes out (or floats)."""
-        caller = self.to_play
+        caller = self.current_player
         if not self.hands[caller] and not self.rules.floating:
             self._end_hand(went_out=caller)
         else:
@@ -731,7 +734,7 @@ class ReferenceGame:
         live = self.phase in LIVE_PHASES
         return {
             "phase": self.phase,
-            "to_play": self.to_play,
+            "to_play": self.current_player,
             "dealer": self.dealer,
             "hand_number": self.hand_number,
             "turn": self.turn,
@@ -814,7 +817,7 @@ def _parse_table_meld(rules: Rules, meld: Any) -> TableMeld:
     if (
         not isinstance(by, list)
         or len(by) != len(cards)
-        or not all(_is_int(s) and 0 <= s < rules.players for s in by)
+        or not all(is_int(s) and 0 <= s < rules.players for s in by)
     ):
         raise ValueError(f"position: meld {texts} needs one seat per card in 'by'")
     return TableMeld(pattern.kind, cards, list(by), jokers)

@@ -6,10 +6,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from agents.base import sample_legal
 from rummy_env import core
-from rummy_env.rules import Rules
-from rummy_env.state import State
+from rummy_env.core import Rules, State, sample_legal
 
 
 def random_positions(rules: Rules, batch: int, steps: int, every: int,

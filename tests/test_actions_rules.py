@@ -6,27 +6,26 @@ from pathlib import Path
 
 import pytest
 
-from rummy_env.actions import layout
-from rummy_env.rules import PRESETS, Rules
+from rummy_env.core import PRESETS, Rules, action_layout
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "rules"
 
 
 @pytest.mark.parametrize("flags", [{}, {"players": 5}, {"jokers": 2}])
 def test_every_action_id_round_trips_through_its_text(flags) -> None:
-    lay = layout(Rules.from_dict(flags))
-    texts = [lay.text(a) for a in range(lay.size)]
-    assert len(set(texts)) == lay.size
-    assert [lay.parse(t) for t in texts] == list(range(lay.size))
+    action_ids = action_layout(Rules.from_dict(flags))
+    texts = [action_ids.text(a) for a in range(action_ids.size)]
+    assert len(set(texts)) == action_ids.size
+    assert [action_ids.parse(t) for t in texts] == list(range(action_ids.size))
 
 
 def test_layout_ranges_tile_the_action_space() -> None:
-    lay = layout(Rules())
-    ranges = lay.ranges()
+    action_ids = action_layout(Rules())
+    ranges = action_ids.ranges()
     assert ranges[0][1] == 0
     for (_, first, count), (_, nxt, _) in zip(ranges, ranges[1:]):
         assert first + count == nxt
-    assert sum(c for _, _, c in ranges) == lay.size == 955
+    assert sum(c for _, _, c in ranges) == action_ids.size == 955
 
 
 @pytest.mark.parametrize(("text", "canonical"), [
@@ -34,8 +33,8 @@ def test_layout_ranges_tile_the_action_space() -> None:
     ("Take 3", "take 3"), ("layoff 4d SET", "layoff 4D set"), ("meld KH AH 2H", "meld KH AH 2H"),
 ])
 def test_parse_accepts_loose_forms(text, canonical) -> None:
-    lay = layout(Rules())
-    assert lay.text(lay.parse(text)) == canonical
+    action_ids = action_layout(Rules())
+    assert action_ids.text(action_ids.parse(text)) == canonical
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)

@@ -1,6 +1,6 @@
 """The heuristic agents: protocol, key decisions in hand-made positions, no peeking.
 
-Positions are built with ``rummy_env.position.from_position`` from the scenario
+Positions are built with ``rummy_env.core.position.from_position`` from the scenario
 format of ``conformance/README.md`` and, where a decision comes later in the
 turn, played forward through the core with canonical action texts.
 """
@@ -10,17 +10,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import Agent, Decision
+from agents.base import Agent
 from agents.casual import protected_cards
 from agents.registry import BUILTIN, make_agent
 from eval.bench_agents import midgame_states
-from rummy_env.actions import layout
-from rummy_env.cards import N_NATURAL, parse_card
-from rummy_env.core import legal_mask, step_inplace
-from rummy_env.position import from_position
-from rummy_env.rules import Rules
-from rummy_env.state import State
-from rummy_env.view import player_view
+from rummy_env.core import (
+    N_NATURAL,
+    Decision,
+    Rules,
+    State,
+    action_layout,
+    from_position,
+    legal_mask,
+    parse_card,
+    player_view,
+    step_inplace,
+)
 
 AGENTS = ("random", "casual", "sharp")
 
@@ -29,16 +34,16 @@ def decide(position: dict, agent: str, actions: tuple[str, ...] = (),
            known: dict[int, list[str]] | None = None) -> str:
     """The text of ``agent``'s action after ``actions`` from ``position``."""
     rules, state = from_position(position)
-    lay = layout(rules)
+    action_ids = action_layout(rules)
     for text in actions:
-        step_inplace(rules, state, np.array([lay.parse(text)]), auto_deal=False)
+        step_inplace(rules, state, np.array([action_ids.parse(text)]), auto_deal=False)
     for seat, cards in (known or {}).items():  # cards a seat took from the pile earlier
         for c in cards:
             state.known[0, seat, parse_card(c)] += 1
     mask = legal_mask(rules, state)
     chosen = make_agent(agent, rules, 0).act(Decision(rules, mask, player_view(rules, state)))
-    assert mask[0, chosen[0]], lay.text(chosen[0])
-    return lay.text(chosen[0])
+    assert mask[0, chosen[0]], action_ids.text(chosen[0])
+    return action_ids.text(chosen[0])
 
 
 def act_on(rules: Rules, state: State, agent: Agent) -> np.ndarray:
@@ -76,13 +81,13 @@ def test_unfamiliar_action_kinds_fall_back_to_legal_ones():
     """A mask offering only kinds the heuristics do not know (call/pass) still gets an answer."""
     rules = Rules()
     state = midgame_states(rules, 16, seed=3)
-    lay = layout(rules)
-    mask = np.zeros((16, lay.size), bool)
-    mask[:, [lay.CALL, lay.PASS]] = True
+    action_ids = action_layout(rules)
+    mask = np.zeros((16, action_ids.size), bool)
+    mask[:, [action_ids.CALL, action_ids.PASS]] = True
     decision = Decision(rules, mask, player_view(rules, state))
     for name in AGENTS:
         actions = make_agent(name, rules, 0).act(decision)
-        assert set(actions.tolist()) <= {lay.CALL, lay.PASS}
+        assert set(actions.tolist()) <= {action_ids.CALL, action_ids.PASS}
 
 
 # ----------------------------------------------------------------------------- positions
@@ -197,7 +202,7 @@ def redeal_hidden(rules: Rules, state: State, rng: np.random.Generator) -> State
     """
     out = state.copy()
     for g in range(state.batch_size):
-        me = int(state.to_play[g])
+        me = int(state.current_player[g])
         others = [s for s in range(rules.players) if s != me]
         unknown = {s: state.hand[g, s].astype(np.int64) - state.known[g, s] for s in others}
         pool = list(state.stock[g, : state.stock_size[g]])

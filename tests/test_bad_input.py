@@ -7,10 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.base import sample_legal
-from rummy_env.actions import layout
-from rummy_env.core import init, legal_mask, step_inplace
-from rummy_env.rules import Rules
+from rummy_env.core import Rules, action_layout, init, legal_mask, sample_legal, step_inplace
 
 
 def _snapshot_arrays(state):
@@ -27,13 +24,13 @@ def test_illegal_action_raises_and_leaves_every_game_unchanged(bad) -> None:
         step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
     mask = legal_mask(rules, state)
     actions = sample_legal(mask, rng)
-    lay = layout(rules)
+    action_ids = action_layout(rules)
     actions[7] = {"masked": int(np.flatnonzero(~mask[7])[0]), "negative": -3,
-                  "too_large": lay.size + 4}[bad]
+                  "too_large": action_ids.size + 4}[bad]
     before = _snapshot_arrays(state)
     with pytest.raises(ValueError, match="game 7") as info:
         step_inplace(rules, state, actions)
-    legal = [lay.text(a) for a in np.flatnonzero(mask[7])]
+    legal = [action_ids.text(a) for a in np.flatnonzero(mask[7])]
     assert all(text in str(info.value) for text in legal)
     for name, value in before.items():
         assert np.array_equal(getattr(state, name), value), name
@@ -49,7 +46,7 @@ def test_wrong_number_of_actions() -> None:
                                   "meld 9X 9C 9D", "layoff 5H sideways", "discard"])
 def test_bad_action_text(text) -> None:
     with pytest.raises(ValueError):
-        layout(Rules()).parse(text)
+        action_layout(Rules()).parse(text)
 
 
 @pytest.mark.parametrize(("config", "names"), [

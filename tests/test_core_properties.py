@@ -9,11 +9,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.base import sample_legal
-from rummy_env.actions import layout
-from rummy_env.core import init, legal_mask, step, step_inplace
-from rummy_env.rules import Rules
-from rummy_env.state import PHASE_DRAW, PHASE_PLAY
+from rummy_env.core import (
+    PHASE_DRAW,
+    PHASE_PLAY,
+    Rules,
+    action_layout,
+    init,
+    legal_mask,
+    sample_legal,
+    step,
+    step_inplace,
+)
 
 RULE_SETS = [
     {"preset": "standard", "players": 2},
@@ -127,8 +133,8 @@ def test_mask_offers_only_actions_of_the_phase() -> None:
     rules = Rules()
     state = play_random(rules, 2, 64, 37)
     mask = legal_mask(rules, state)
-    lay = layout(rules)
+    action_ids = action_layout(rules)
     draw = state.phase == PHASE_DRAW
     play = state.phase == PHASE_PLAY
-    assert not mask[draw, lay.MELD:].any()
-    assert not mask[play, : lay.MELD].any()
+    assert not mask[draw, action_ids.MELD:].any()
+    assert not mask[play, : action_ids.MELD].any()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from rummy_env.differential import run_differential
-from rummy_env.rules import Rules
+from rummy_env.core import Rules
+from rummy_env.tools.differential import run_differential
 
 CASES = [
     ({"preset": "standard", "players": 2}, 180),

@@ -13,13 +13,16 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 import rummy_env
-from agents.base import Decision, sample_legal
-from rummy_env.actions import layout
-from rummy_env.bench_envs import bench_aec, bench_vector
-from rummy_env.core import legal_mask
-from rummy_env.observation import observation_size
-from rummy_env.rules import Rules
-from rummy_env.vector import RummySingleAgentVectorEnv, RummyVectorEnv
+from rummy_env.core import (
+    Decision,
+    Rules,
+    action_layout,
+    legal_mask,
+    observation_size,
+    sample_legal,
+)
+from rummy_env.envs.vector import RummySingleAgentVectorEnv, RummyVectorEnv
+from rummy_env.tools.bench_envs import bench_aec, bench_vector
 
 PRESETS = ("standard", "web", "jokers")
 PLAYERS = (2, 3, 4)
@@ -90,7 +93,7 @@ def test_mask_in_observation_is_the_core_mask() -> None:
     rng = np.random.default_rng(5)
     for n, agent in enumerate(env.agent_iter(600)):
         core_mask = legal_mask(raw.rules, raw._state)[0]
-        seat = int(raw._state.to_play[0])
+        seat = int(raw._state.current_player[0])
         assert agent == f"player_{seat}"
         for other in env.agents:
             mask = env.observe(other)["action_mask"]
@@ -139,7 +142,7 @@ def test_hand_at_max_turns_is_a_truncation() -> None:
 def test_illegal_action_raises_or_penalizes() -> None:
     env = rummy_env.env()
     env.reset(seed=0)
-    discard = layout(Rules()).parse("discard AS")
+    discard = action_layout(Rules()).parse("discard AS")
     with pytest.raises(ValueError, match="illegal action 'discard AS'; legal: .*draw"):
         env.step(discard)
     env = rummy_env.env(illegal_action="penalize")
@@ -198,7 +201,7 @@ class FirstLegal:
 
     def act(self, decision: Decision) -> np.ndarray:
         self.calls += 1
-        assert decision.view.to_play.tolist() == [0] * decision.size  # its own turn
+        assert decision.view.current_player.tolist() == [0] * decision.size  # its own turn
         return np.argmax(decision.mask, axis=1)
 
 
@@ -249,7 +252,7 @@ def test_vector_env_shapes_autoreset_and_zero_sum() -> None:
         # Same-step autoreset: a finished row already holds a fresh game.
         assert (env.state.hand_number[done] == 0).all() and (env.state.turn[done] == 0).all()
         np.testing.assert_array_equal(mask, legal_mask(rules, env.state))
-        np.testing.assert_array_equal(seat, env.state.to_play)
+        np.testing.assert_array_equal(seat, env.state.current_player)
         finished += done.size
     assert finished > 0
     assert env.state.batch_size == 32
@@ -282,7 +285,7 @@ def test_single_agent_vector_env() -> None:
     episodes = 0
     for _ in range(150):
         # Every game waits for its learner, and the mask is the learner's.
-        np.testing.assert_array_equal(unwrapped._games.state.to_play, unwrapped.seat)
+        np.testing.assert_array_equal(unwrapped._games.state.current_player, unwrapped.seat)
         np.testing.assert_array_equal(env.action_masks(), legal_mask(unwrapped.rules,
                                                                       unwrapped._games.state))
         obs, reward, terminated, truncated, info = env.step(sample_legal(info["action_mask"],

@@ -16,7 +16,6 @@ import pytest
 from agents.registry import make_agent
 from eval.arena import match_games, play_games, play_match, seating_plan
 from eval.bench_agents import bench_agents
-from eval.cli import main
 from eval.ratings import bradley_terry, to_elo
 from eval.stats import (
     clustered_win_rate,
@@ -25,8 +24,8 @@ from eval.stats import (
     t_quantile,
     wilson,
 )
-from rummy_env.deal import daily_seed
-from rummy_env.rules import Rules
+from rummy_env.core import Rules, daily_seed
+from rummy_env.tools.eval import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -207,13 +206,12 @@ def test_cli_rejects_unknown_agents_and_checkpoints(capsys):
 def test_cli_plays_a_checkpoint(tmp_path, capsys):
     torch = pytest.importorskip("torch")
     from agents.torch_policy import build_policy
-    from rummy_env.actions import layout
-    from rummy_env.observation import observation_size
+    from rummy_env.core import action_layout, observation_size
     from train.checkpoint import save_checkpoint
 
     rules = Rules.preset_named("standard", target=100)
     torch.manual_seed(0)
-    policy = build_policy("mlp", rules, observation_size(rules), layout(rules).size,
+    policy = build_policy("mlp", rules, observation_size(rules), action_layout(rules).size,
                           hidden=(16,))
     path = save_checkpoint(tmp_path / "tiny.pt", policy, arch="mlp",
                            arch_kwargs={"hidden": (16,)}, rules=rules, config={},
@@ -233,6 +231,6 @@ def test_daily_seed_is_the_utc_date():
 
 
 def test_module_help_runs():
-    done = subprocess.run([sys.executable, "-m", "eval.cli", "--help"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "rummy_env.tools.eval", "--help"], cwd=ROOT,
                           capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "--duplicate" in done.stdout

@@ -8,20 +8,21 @@ import numpy as np
 import pytest
 from env_support import random_positions
 
-from rummy_env import observation as obs_module
-from rummy_env.cards import N_CARD_IDS, parse_card
-from rummy_env.core import legal_mask
-from rummy_env.observation import (
+from rummy_env.core import observation as obs_module
+from rummy_env.core import (
+    N_CARD_IDS,
     OBS_VERSION,
     PILE_TOP,
+    Rules,
+    legal_mask,
+    max_melds,
+    meld_cards,
     obs_layout,
     observation_bounds,
     observation_size,
     observe,
+    parse_card,
 )
-from rummy_env.position import meld_cards
-from rummy_env.rules import Rules
-from rummy_env.state import max_melds
 
 C = N_CARD_IDS
 CONFIGS = [("standard", 2), ("standard", 3), ("web", 2), ("web", 4), ("jokers", 3)]
@@ -34,26 +35,26 @@ def rules_of(preset: str, players: int) -> Rules:
 def test_layout_is_contiguous_and_documented() -> None:
     assert OBS_VERSION == 1
     rules = Rules(players=3)
-    lay = obs_layout(rules)
+    action_ids = obs_layout(rules)
     offset = 0
-    for name, start, size in lay.table():
+    for name, start, size in action_ids.table():
         assert start == offset and size > 0, name
         offset += size
-    assert offset == lay.size == observation_size(rules)
+    assert offset == action_ids.size == observation_size(rules)
     documented = re.findall(r"^(\w+)\s{2,}\S+\s{2,}", obs_module.__doc__, re.MULTILINE)
-    assert [n for n in documented if n != "name"] == [name for name, _ in lay.fields]
+    assert [n for n in documented if n != "name"] == [name for name, _ in action_ids.fields]
 
 
 @pytest.mark.parametrize("preset,players", CONFIGS)
 def test_observation_agrees_with_the_state(preset: str, players: int) -> None:
     rules = rules_of(preset, players)
-    lay, deck = obs_layout(rules), rules.deck_cards
-    s = lay.slices
+    action_ids, deck = obs_layout(rules), rules.deck_cards
+    s = action_ids.slices
     low, high = observation_bounds(rules)
     for state in random_positions(rules, batch=6, steps=160, every=40, seed=3):
         for seat in range(players):
             obs = observe(rules, state, np.full(state.batch_size, seat))
-            assert obs.dtype == np.float32 and obs.shape == (state.batch_size, lay.size)
+            assert obs.dtype == np.float32 and obs.shape == (state.batch_size, action_ids.size)
             assert ((obs >= low) & (obs <= high)).all()
             for g in range(state.batch_size):
                 check_one(rules, state, g, seat, obs[g], s, deck)
@@ -110,7 +111,7 @@ def check_one(rules: Rules, state, g: int, seat: int, o: np.ndarray, s, deck: in
 
     np.testing.assert_allclose(o[s["totals"]], state.totals[g, order] / rules.target)
     assert o[s["phase"]].argmax() == state.phase[g] and o[s["phase"]].sum() == 1
-    assert o[s["to_play"]].argmax() == (state.to_play[g] - seat) % p
+    assert o[s["to_play"]].argmax() == (state.current_player[g] - seat) % p
     assert o[s["dealer"]].argmax() == (state.dealer[g] - seat) % p
     for name in ("owed", "no_discard"):
         card = int(getattr(state, name)[g])
@@ -151,6 +152,6 @@ def test_hidden_cards_do_not_leak(preset: str, players: int) -> None:
             changed = (shuffled.hand != state.hand).any() or (shuffled.stock != state.stock).any()
             checked += bool(changed)
             np.testing.assert_array_equal(observe(rules, shuffled, seats), before)
-            mine = state.to_play == seat
+            mine = state.current_player == seat
             np.testing.assert_array_equal(legal_mask(rules, shuffled)[mine], mask_before[mine])
     assert checked > 0  # the re-deal did move hidden cards

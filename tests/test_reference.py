@@ -25,10 +25,8 @@ from scenario_support import (
     scenario_files,
 )
 
-from rummy_env.cards import card_text
-from rummy_env.deal import dealer_of_hand, deck_cards, game_keys, shuffled_decks
+from rummy_env.core import Rules, card_text, dealer_of_hand, deck_cards, game_keys, shuffled_decks
 from rummy_env.reference import ReferenceGame
-from rummy_env.rules import Rules
 
 
 def play_scenario(position: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
 
 from agents.registry import make_agent  # noqa: E402
 from eval.arena import play_match  # noqa: E402
-from rummy_env.rules import Rules  # noqa: E402
+from rummy_env.core import Rules
 from train.rllib_backend import load_rllib_config, rllib_env, train_rllib  # noqa: E402
 
 

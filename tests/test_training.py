@@ -10,16 +10,20 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import Decision
+from agents.checkpoint import CheckpointMismatch, load_policy
 from agents.distributions import MaskedCategorical
 from agents.torch_policy import ARCHITECTURES, TorchAgent, build_policy
-from rummy_env.actions import layout
-from rummy_env.core import init, legal_mask
-from rummy_env.observation import observation_size
-from rummy_env.rules import Rules
-from rummy_env.view import player_view
+from rummy_env.core import (
+    Decision,
+    Rules,
+    action_layout,
+    init,
+    legal_mask,
+    observation_size,
+    player_view,
+)
 from train.advantages import turn_based_gae
-from train.checkpoint import CheckpointMismatch, load_policy, save_checkpoint
+from train.checkpoint import save_checkpoint
 from train.config import load_config
 from train.league import SELF, League
 
@@ -114,7 +118,7 @@ def test_league_self_play_share_and_snapshot_limit() -> None:
 @pytest.mark.parametrize("arch", ARCHITECTURES)
 def test_checkpoint_round_trip_and_refusal(arch, tmp_path: Path) -> None:
     rules = Rules()
-    policy = build_policy(arch, rules, observation_size(rules), layout(rules).size)
+    policy = build_policy(arch, rules, observation_size(rules), action_layout(rules).size)
     path = save_checkpoint(tmp_path / "c.pt", policy, arch=arch, arch_kwargs={}, rules=rules,
                            config={"note": "test"}, global_step=123)
     loaded, payload = load_policy(path, rules)
@@ -131,7 +135,7 @@ def test_checkpoint_round_trip_and_refusal(arch, tmp_path: Path) -> None:
 
 def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) -> None:
     rules = Rules()
-    policy = build_policy("mlp", rules, observation_size(rules), layout(rules).size)
+    policy = build_policy("mlp", rules, observation_size(rules), action_layout(rules).size)
     path = save_checkpoint(tmp_path / "c.pt", policy, arch="mlp", arch_kwargs={}, rules=rules,
                            config={}, global_step=0)
     payload = torch.load(path, weights_only=True)
@@ -153,7 +157,7 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "rummy_env.cli", "train", "--config",
+    cmd = [sys.executable, "-m", "rummy_env.tools.cli", "train", "--config",
            str(root / "configs/train/quickstart.yaml"), "total_steps=4096", "num_envs=32",
            "num_steps=32", "eval_every=2", "eval_games=4", "checkpoint_every=2",
            "snapshot_every=2", "rules.target=60", f"run_dir={tmp_path}", "progress=false",

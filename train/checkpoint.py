@@ -1,10 +1,7 @@
-"""Checkpoints: weights plus everything needed to trust them, saved atomically.
+"""Writing checkpoints: weights plus everything needed to trust them, saved atomically.
 
-A checkpoint is a ``torch.save`` of plain data only (tensors, numbers, strings,
-lists, dicts), so ``torch.load(..., weights_only=True)`` reads it and nothing
-is ever unpickled. It records the architecture, the training config, the rules
-and the observation version; ``load_policy`` refuses a checkpoint whose rules
-or observation version do not match the ones asked for.
+The format and the loader are the players' (``agents.checkpoint``); training
+only writes them.
 """
 
 from __future__ import annotations
@@ -16,16 +13,8 @@ from typing import Any
 
 import torch
 
-from agents.torch_policy import build_policy
-from rummy_env.actions import layout
-from rummy_env.observation import OBS_VERSION, observation_size
-from rummy_env.rules import Rules
-
-FORMAT = 1
-
-
-class CheckpointMismatch(ValueError):
-    """A checkpoint made for other rules or another observation version."""
+from agents.checkpoint import FORMAT
+from rummy_env.core import OBS_VERSION, Rules
 
 
 def save_checkpoint(path: str | Path, policy: torch.nn.Module, *, arch: str,
@@ -54,33 +43,3 @@ def save_checkpoint(path: str | Path, policy: torch.nn.Module, *, arch: str,
         if os.path.exists(tmp):
             os.remove(tmp)
     return path
-
-
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checkpoint's data, loaded with ``weights_only=True``."""
-    payload = torch.load(Path(path), map_location="cpu", weights_only=True)
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointMismatch(f"{path} is not a rummy500 checkpoint (format {FORMAT})")
-    return payload
-
-
-def load_policy(path: str | Path, rules: Rules | None = None,
-                device: str | torch.device = "cpu") -> tuple[torch.nn.Module, dict[str, Any]]:
-    """(network in eval mode, checkpoint data). With ``rules``, they must match the
-    checkpoint's rules; the observation version must match this code's."""
-    payload = read_checkpoint(path)
-    saved_rules = Rules.from_dict(payload["rules"])
-    if payload["obs_version"] != OBS_VERSION:
-        raise CheckpointMismatch(
-            f"{path} was trained on observation version {payload['obs_version']}, "
-            f"this code encodes version {OBS_VERSION}")
-    if rules is not None and rules != saved_rules:
-        diff = {k: (v, getattr(rules, k)) for k, v in saved_rules.to_dict().items()
-                if getattr(rules, k) != v}
-        raise CheckpointMismatch(
-            f"{path} was trained with other rules (checkpoint vs asked): {diff}")
-    policy = build_policy(payload["arch"], saved_rules, observation_size(saved_rules),
-                          layout(saved_rules).size, **payload["arch_kwargs"])
-    policy.load_state_dict(payload["state_dict"])
-    policy.to(device).eval()
-    return policy, payload

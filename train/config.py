@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from rummy_env.config import parse_overrides
-from rummy_env.rules import Rules
+from rummy_env.core import Rules
 
 
 @dataclass
@@ -35,7 +35,7 @@ class TrainConfig:
     """Steps of the whole batch per rollout."""
     reward: str = "points_diff"
     """Reward per seat: ``points_diff`` (hand score minus the others' mean, /100),
-    ``points`` or ``win`` (see rummy_env/episode.py)."""
+    ``points`` or ``win`` (see rummy_env/envs/episode.py)."""
     arch: str = "mlp"
     """Network: ``mlp`` or ``cards`` (card embeddings with self-attention)."""
     arch_kwargs: dict[str, Any] = field(default_factory=dict)

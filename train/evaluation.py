@@ -13,7 +13,7 @@ import torch
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent
 from eval.arena import play_match
-from rummy_env.rules import Rules
+from rummy_env.core import Rules
 
 
 def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games: int,

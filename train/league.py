@@ -31,19 +31,17 @@ class League:
     names: list[str] = field(default_factory=list)
     agents: list[Agent] = field(default_factory=list)
     win_rate: list[float] = field(default_factory=list)
-    games: list[int] = field(default_factory=list)
     snapshot: list[bool] = field(default_factory=list)
 
     def add(self, name: str, agent: Agent, is_snapshot: bool = False) -> None:
         """Add a member; the oldest snapshot leaves when there are too many."""
         if is_snapshot and sum(self.snapshot) >= self.max_snapshots:
             oldest = self.snapshot.index(True)
-            for values in (self.names, self.agents, self.win_rate, self.games, self.snapshot):
+            for values in (self.names, self.agents, self.win_rate, self.snapshot):
                 del values[oldest]
         self.names.append(name)
         self.agents.append(agent)
         self.win_rate.append(0.5)
-        self.games.append(0)
         self.snapshot.append(is_snapshot)
 
     def weights(self) -> np.ndarray:
@@ -64,7 +62,6 @@ class League:
             if j == SELF:
                 continue
             self.win_rate[j] += self.ema * (float(won) - self.win_rate[j])
-            self.games[j] += 1
 
     def stats(self) -> dict[str, float]:
         return {name: rate for name, rate in zip(self.names, self.win_rate)}

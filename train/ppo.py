@@ -27,15 +27,14 @@ import numpy as np
 import torch
 from torch import nn, optim
 
-from agents.base import Decision
+from agents.checkpoint import read_checkpoint
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent, build_policy
-from rummy_env.observation import encode
-from rummy_env.vector import RummyVectorEnv
-from rummy_env.view import player_view
+from rummy_env.core import Decision, encode, player_view
+from rummy_env.envs.vector import RummyVectorEnv
 
 from .advantages import turn_based_gae
-from .checkpoint import read_checkpoint, save_checkpoint
+from .checkpoint import save_checkpoint
 from .config import TrainConfig
 from .evaluation import evaluate
 from .league import SELF, League

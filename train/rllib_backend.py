@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.rules import Rules
+from rummy_env.core import Rules
 
 from .checkpoint import save_checkpoint
 from .config import load_config
@@ -77,7 +77,7 @@ def rllib_env(env_config: dict[str, Any]):
     from pettingzoo.utils import BaseWrapper
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from rummy_env.pettingzoo_env import raw_env
+    from rummy_env.envs.aec import raw_env
 
     class MaskKeys(BaseWrapper):
         """``{"observation", "action_mask"}`` -> ``{"observations", "action_mask"}`` (float)."""

@@ -1,9 +1,8 @@
 """1024 self-play games stepped together, random legal actions, same-step autoreset."""
 import numpy as np
 
-from agents.base import sample_legal
-from rummy_env.rules import Rules
-from rummy_env.vector import RummyVectorEnv
+from rummy_env.core import Rules, sample_legal
+from rummy_env.envs.vector import RummyVectorEnv
 
 env = RummyVectorEnv(Rules.preset_named("web"), num_envs=1024, seed=0, reward="win")
 obs, mask, seat = env.reset()

@@ -1,0 +1,56 @@
+"""Checkpoints as players read them: the format, its checks, and the loader.
+
+A checkpoint is a ``torch.save`` of plain data only (tensors, numbers, strings,
+lists, dicts), so ``torch.load(..., weights_only=True)`` reads it and nothing
+is ever unpickled. It records the architecture, the training config, the rules
+and the observation version; ``load_policy`` refuses a checkpoint whose rules
+or observation version do not match the ones asked for. ``train.checkpoint``
+writes them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from agents.torch_policy import build_policy
+from rummy_env.core import OBS_VERSION, Rules, action_layout, observation_size
+
+FORMAT = 1
+"""Version of the checkpoint's layout of keys."""
+
+
+class CheckpointMismatch(ValueError):
+    """A checkpoint made for other rules or another observation version."""
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The checkpoint's data, loaded with ``weights_only=True``."""
+    payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise CheckpointMismatch(f"{path} is not a rummy500 checkpoint (format {FORMAT})")
+    return payload
+
+
+def load_policy(path: str | Path, rules: Rules | None = None,
+                device: str | torch.device = "cpu") -> tuple[torch.nn.Module, dict[str, Any]]:
+    """(network in eval mode, checkpoint data). With ``rules``, they must match the
+    checkpoint's rules; the observation version must match this code's."""
+    payload = read_checkpoint(path)
+    saved_rules = Rules.from_dict(payload["rules"])
+    if payload["obs_version"] != OBS_VERSION:
+        raise CheckpointMismatch(
+            f"{path} was trained on observation version {payload['obs_version']}, "
+            f"this code encodes version {OBS_VERSION}")
+    if rules is not None and rules != saved_rules:
+        diff = {k: (v, getattr(rules, k)) for k, v in saved_rules.to_dict().items()
+                if getattr(rules, k) != v}
+        raise CheckpointMismatch(
+            f"{path} was trained with other rules (checkpoint vs asked): {diff}")
+    policy = build_policy(payload["arch"], saved_rules, observation_size(saved_rules),
+                          action_layout(saved_rules).size, **payload["arch_kwargs"])
+    policy.load_state_dict(payload["state_dict"])
+    policy.to(device).eval()
+    return policy, payload

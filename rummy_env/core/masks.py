@@ -1,0 +1,302 @@
+"""Exact legal-action masks for a batch of games in any phase.
+
+``legal_mask(rules, state)`` is bool [B, A]: every offered action is legal and
+every legal action is offered; a live game always has at least one. Each phase
+is handled for all games in it at once:
+
+    draw       draw / end / take d           (_draw_mask)
+    play       meld, layoff, swap, discard   (_play_mask)
+    call       call / pass
+    call_play  meld, layoff, done            (_play_mask, calling=True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import JOKER, N_NATURAL
+from .lookup import NO_CARD, LookupTables, lookup_tables
+from .meldability import (
+    card_meldable,
+    joker_layable,
+    makeable_melds,
+)
+from .patterns import PATTERN_CONTAINS, PATTERN_SIZE
+from .rules import Rules
+from .state import PHASE_CALL, PHASE_CALL_PLAY, PHASE_DRAW, PHASE_PLAY, State
+from .table import any_direction, jokers_declared, layoff_fits, on_table
+
+
+def legal_mask(rules: Rules, state: State) -> np.ndarray:
+    """bool [B, A]: exactly the legal actions of each game (all False when finished)."""
+    t = lookup_tables(rules)
+    action_ids = t.layout
+    mask = np.zeros((state.batch_size, action_ids.size), dtype=bool)
+    # Which cards the table accepts, for every game at once (draw and play both need it).
+    fits = layoff_fits(rules, state, np.arange(state.batch_size))
+    rows = np.flatnonzero(state.phase == PHASE_DRAW)
+    if rows.size:
+        _draw_mask(rules, t, state, rows, fits[rows], mask)
+    rows = np.flatnonzero(state.phase == PHASE_PLAY)
+    if rows.size:
+        _play_mask(rules, t, state, rows, fits[rows], mask, calling=False)
+    rows = np.flatnonzero(state.phase == PHASE_CALL)
+    if rows.size:
+        mask[rows, action_ids.CALL] = True
+        mask[rows, action_ids.PASS] = True
+    rows = np.flatnonzero(state.phase == PHASE_CALL_PLAY)
+    if rows.size:
+        _play_mask(rules, t, state, rows, fits[rows], mask, calling=True)
+    return mask
+
+
+def blocked_cards(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray | None:
+    """bool [n, 52] cards a joker may not stand for (one deck: on the table), or None."""
+    if rules.n_jokers and rules.n_decks == 1:
+        return on_table(state, rows)
+    return None
+
+
+def _padded(present: np.ndarray) -> np.ndarray:
+    """Natural presence [n, 52+] widened to [n, NO_CARD + 1] (joker and padding False)."""
+    out = np.zeros((present.shape[0], NO_CARD + 1), bool)
+    out[:, :N_NATURAL] = present[:, :N_NATURAL]
+    return out
+
+
+# ----------------------------------------------------------------------------- draw phase
+def _draw_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fits: np.ndarray,
+               mask: np.ndarray) -> None:
+    action_ids = t.layout
+    stock_left = state.stock_size[rows] > 0
+    mask[rows, action_ids.DRAW] = stock_left
+    mask[rows, action_ids.END] = ~stock_left
+    takes = take_ok(rules, t, state, rows, fits)
+    mask[rows, action_ids.TAKE: action_ids.TAKE + takes.shape[1]] = takes
+
+
+def take_ok(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
+            fits: np.ndarray) -> np.ndarray:
+    """bool [n, D]: whether ``take d`` (d = 1..D) is legal, D = deepest pile among ``rows``.
+
+    ``fits`` [n, 52, 3] is ``layoff_fits`` of those games."""
+    pile_size = state.pile_size[rows].astype(np.int64)
+    depth_max = int(pile_size.max())
+    ok = np.zeros((rows.size, depth_max), bool)
+    if depth_max == 0:
+        return ok
+    ok[:, 0] = pile_size >= 1
+    if not rules.dig and not rules.top_card_must_meld:
+        return ok
+    depths = np.arange(1, (depth_max if rules.dig else 1) + 1)
+    meldable = deepest_card_meldable(rules, t, state, rows, depths, any_direction(fits))
+    if rules.dig:
+        ok[:, 1:] = meldable[:, 1:]
+    if rules.top_card_must_meld:
+        ok[:, 0] &= meldable[:, 0]
+    return ok
+
+
+def _available_from(state: State, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """int64 [n, NO_CARD+1]: smallest take depth after which the player holds the card
+    naturally: 0 if in hand, else one more than the depth of its topmost pile copy."""
+    n = rows.size
+    pile_size = state.pile_size[rows].astype(np.int64)
+    pile = state.pile[rows].astype(np.int64)
+    width = pile.shape[1]
+    position = np.arange(width)
+    in_pile = position[None, :] < pile_size[:, None]
+    top_position = np.full((n, NO_CARD + 1), -1, np.int64)
+    rr = np.broadcast_to(np.arange(n)[:, None], pile.shape)
+    positions = np.broadcast_to(position, pile.shape)
+    np.maximum.at(top_position, (rr[in_pile], pile[in_pile]), positions[in_pile])
+    # A card at depth e (top = 1) is taken, with the deepest card below it, by take d > e.
+    available = np.where(top_position >= 0, pile_size[:, None] - top_position, width + 1)
+    available[:, :N_NATURAL][state.hand[rows, seat, :N_NATURAL] > 0] = 0
+    available[:, JOKER:] = width + 1  # jokers are counted apart
+    return available
+
+
+def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
+                          depths: np.ndarray, fits: np.ndarray) -> np.ndarray:
+    """bool [n, len(depths)]: after ``take d`` the deepest card can be melded or laid off.
+
+    A card melds if some allowed 3-card meld holds it and two cards available
+    to the player: in hand, or taken with it (above it in the pile). Longer
+    melds contain such a 3-card meld, so three cards decide it.
+    """
+    n = rows.size
+    seat = state.current_player[rows]
+    pile_size = state.pile_size[rows].astype(np.int64)
+    width = state.pile.shape[1]
+    available = _available_from(state, rows, seat)
+    card_pos = pile_size[:, None] - depths[None, :]  # [n, D]
+    valid = card_pos >= 0
+    deepest = np.where(valid, np.take_along_axis(state.pile[rows].astype(np.int64),
+                                                 np.clip(card_pos, 0, width - 1), 1), 0)
+    may_lay = np.ones(n, bool) if not rules.layoff_requires_meld else state.melded[rows, seat]
+    size_after = state.hand_size[rows, seat][:, None] + depths[None, :]
+
+    if rules.n_jokers == 0:
+        partners = t.partners[deepest]  # [n, D, K, 2]
+        from_depth = available[np.arange(n)[:, None, None, None], partners]
+        # Tiny trailing axes reduce slowly in numpy: unroll max over the pair, min over K.
+        pair_from = np.maximum(from_depth[..., 0], from_depth[..., 1])
+        best = pair_from[:, :, 0]
+        for k in range(1, pair_from.shape[2]):
+            best = np.minimum(best, pair_from[:, :, k])
+        melds = best < depths[None, :]
+        lays = fits[np.arange(n)[:, None], deepest]
+    else:
+        melds, lays = _deepest_with_jokers(rules, t, state, rows, depths, deepest, valid,
+                                           available, fits)
+    if rules.discard_required:
+        melds &= size_after >= 4
+    return (melds | (lays & may_lay[:, None])) & valid
+
+
+def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
+                         depths: np.ndarray, deepest: np.ndarray, valid: np.ndarray,
+                         available: np.ndarray, fits: np.ndarray):
+    """The general dig test with jokers, one flattened (game, depth) pair per row."""
+    n, d = deepest.shape
+    seat = state.current_player[rows]
+    pile_size = state.pile_size[rows].astype(np.int64)
+    pile_top_first = np.take_along_axis(
+        state.pile[rows].astype(np.int64),
+        np.clip(pile_size[:, None] - 1 - np.arange(d)[None, :], 0, None), 1)
+    joker_on_top = (pile_top_first == JOKER) & (np.arange(d)[None, :] < pile_size[:, None])
+    jokers_above = np.concatenate(
+        [np.zeros((n, 1), np.int64), np.cumsum(joker_on_top, axis=1)[:, :-1]], axis=1)
+    jokers = state.hand[rows, seat, JOKER][:, None].astype(np.int64) + jokers_above  # [n, D]
+
+    gi, di = np.nonzero(valid)
+    present = available[gi] < depths[di][:, None]  # [m, NO_CARD+1]
+    blocked = blocked_cards(rules, state, rows)
+    blocked_m = None if blocked is None else blocked[gi]
+    cards = deepest[gi, di]
+    melds = np.zeros((n, d), bool)
+    lays = np.zeros((n, d), bool)
+    melds[gi, di] = card_meldable(t, cards, present, jokers[gi, di], blocked_m)
+    natural = cards != JOKER
+    lays[gi[natural], di[natural]] = fits[gi[natural], cards[natural]]
+    jk = ~natural
+    if jk.any():
+        lays[gi[jk], di[jk]] = joker_layable(
+            fits[gi[jk]], present[jk], None if blocked is None else blocked_m[jk])
+    return melds, lays
+
+
+# ----------------------------------------------------------------------------- play phases
+def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fits: np.ndarray,
+               mask: np.ndarray, calling: bool) -> None:
+    """Melds, lay-offs and then discards/swaps (``play``) or ``done`` (``call_play``)."""
+    action_ids = t.layout
+    n = rows.size
+    seat = state.current_player[rows]
+    hand = state.hand[rows, seat]
+    size = state.hand_size[rows, seat]
+    jokers = hand[:, JOKER].astype(np.int64)
+    present = hand[:, :N_NATURAL] > 0
+    owed = state.owed[rows]
+    owing = owed >= 0
+    owes_joker = owed == JOKER
+    owes_natural = owing & ~owes_joker
+    blocked = blocked_cards(rules, state, rows)
+
+    melds, jokers_used = makeable_melds(t, present, jokers, blocked)
+    if rules.discard_required:
+        melds &= PATTERN_SIZE[None, :] < size[:, None]
+    if owes_natural.any():
+        melds[owes_natural] &= PATTERN_CONTAINS[owed[owes_natural]]
+    if owes_joker.any():
+        melds[owes_joker] &= jokers_used[owes_joker] >= 1
+    mask[rows, action_ids.MELD: action_ids.LAYOFF] = melds
+
+    by_joker = (jokers > 0)[:, None] & ~present
+    if blocked is not None:
+        by_joker &= ~blocked
+    layable = present | by_joker
+    if owes_natural.any():
+        only = np.zeros_like(layable[owes_natural])
+        only[np.arange(only.shape[0]), owed[owes_natural]] = True
+        layable[owes_natural] &= only
+    if owes_joker.any():
+        layable[owes_joker] &= ~present[owes_joker]
+    layoffs = fits & layable[:, :, None]
+    allowed = np.ones(n, bool)
+    if rules.discard_required:
+        allowed &= size >= 2
+    if rules.layoff_requires_meld:
+        allowed &= state.melded[rows, seat]
+    layoffs &= allowed[:, None, None]
+    mask[rows, action_ids.LAYOFF: action_ids.DISCARD] = layoffs.reshape(n, -1)
+
+    if calling:
+        empty = size == 0
+        mask[rows[empty], action_ids.MELD: action_ids.DISCARD] = False
+        mask[rows, action_ids.DONE] = ~owing | empty
+        return
+
+    discards = hand > 0
+    banned = state.no_discard[rows]
+    ban_rows = np.flatnonzero(banned >= 0)
+    if ban_rows.size:
+        only_that = size[ban_rows] == hand[ban_rows, banned[ban_rows]]
+        discards[ban_rows[~only_that], banned[ban_rows[~only_that]]] = False
+    discards[owing] = False
+    mask[rows, action_ids.DISCARD: action_ids.SWAP] = discards
+
+    if rules.joker_swap:
+        swaps = present & jokers_declared(state, rows) & ~owing[:, None]
+        mask[rows, action_ids.SWAP: action_ids.CALL] = swaps
+
+
+def call_eligibility(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
+                     seats: np.ndarray, card: np.ndarray, fits: np.ndarray,
+                     blocked: np.ndarray | None) -> np.ndarray:
+    """bool [n]: seat ``seats[i]`` of game ``rows[i]`` could meld or lay off ``card[i]``
+    at once with its own hand (a rummy call). ``fits``: the table's [n, 52] accepted cards;
+    ``blocked``: ``blocked_cards`` of those games."""
+    hand = state.hand[rows, seats]
+    size = state.hand_size[rows, seats]
+    present = _padded(hand > 0)
+    jokers = hand[:, JOKER].astype(np.int64)
+    melds = card_meldable(t, card, present, jokers, blocked)
+    if rules.discard_required:
+        melds &= size >= 3
+    natural = card != JOKER
+    lays = np.zeros(rows.size, bool)
+    lays[natural] = fits[np.flatnonzero(natural), card[natural]]
+    if (~natural).any():
+        jk = np.flatnonzero(~natural)
+        lays[jk] = joker_layable(fits[jk], present[jk],
+                                 None if blocked is None else blocked[jk])
+    if rules.layoff_requires_meld:
+        lays &= state.melded[rows, seats]
+    return (melds | lays) & (size > 0)
+
+
+def call_window_opens(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
+                      fits: np.ndarray, blocked: np.ndarray | None) -> np.ndarray:
+    """bool [n]: the top discard could be laid off on the table (``fits`` [n, 52]) or
+    melded with pile cards."""
+    pile_size = state.pile_size[rows].astype(np.int64)
+    card = state.pile[rows, pile_size - 1].astype(np.int64)
+    width = state.pile.shape[1]
+    below = np.arange(width)[None, :] < (pile_size - 1)[:, None]
+    pile = state.pile[rows].astype(np.int64)
+    in_pile = np.zeros((rows.size, NO_CARD + 1), bool)
+    rr = np.broadcast_to(np.arange(rows.size)[:, None], pile.shape)
+    in_pile[rr[below], pile[below]] = True
+    pile_jokers = ((pile == JOKER) & below).sum(axis=1)
+    in_pile[:, JOKER] = False
+    melds = card_meldable(t, card, in_pile, pile_jokers, blocked)
+    natural = card != JOKER
+    lays = np.zeros(rows.size, bool)
+    lays[natural] = fits[np.flatnonzero(natural), card[natural]]
+    if (~natural).any():
+        jk = np.flatnonzero(~natural)
+        nothing = np.zeros((jk.size, NO_CARD + 1), bool)
+        lays[jk] = joker_layable(fits[jk], nothing, None if blocked is None else blocked[jk])
+    return melds | lays

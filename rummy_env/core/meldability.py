@@ -1,0 +1,112 @@
+"""Which melds a set of cards can make, jokers included, for many card sets at once.
+
+Card sets are bool [n, 52] "present" masks of natural cards. Counting a
+pattern's cards inside a set is a table lookup by the set's 13-bit mask of one
+suit (runs) or 4-bit mask of one rank (sets), so nothing loops over games.
+
+"Blocked" cards (one-deck games with jokers: cards already on the table) may
+not be stood for by a joker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import JOKER, N_NATURAL, N_RANKS
+from .lookup import NO_CARD, LookupTables
+from .patterns import PATTERN_SIZE
+
+
+def bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(suit masks int32 [n, 4] of 13 rank bits, rank masks uint8 [n, 13] of 4 suit bits)."""
+    n = present.shape[0]
+    grid = present[:, :N_NATURAL].reshape(n, 4, N_RANKS)
+    suit_bits = np.packbits(grid, axis=2, bitorder="little")  # [n, 4, 2]
+    suits = suit_bits[..., 0].astype(np.int32) | (suit_bits[..., 1].astype(np.int32) << 8)
+    ranks = np.packbits(grid.transpose(0, 2, 1), axis=2, bitorder="little")[..., 0]
+    return suits, ranks
+
+
+def pattern_hits(t: LookupTables, cards: np.ndarray) -> np.ndarray:
+    """int8 [n, N_PATTERNS]: how many of each pattern's cards are in ``cards`` [n, >=52]."""
+    suits, ranks = bit_masks(cards)
+    n = cards.shape[0]
+    missing = np.concatenate(
+        [t.set_missing[ranks].reshape(n, -1), t.run_missing[suits].reshape(n, -1)], axis=1)
+    return PATTERN_SIZE[None, :] - missing
+
+
+def pattern_missing(t: LookupTables, present: np.ndarray) -> np.ndarray:
+    """int8 [n, N_PATTERNS]: cards of each pattern not in ``present`` [n, >=52]."""
+    suits, ranks = bit_masks(present)
+    n = present.shape[0]
+    return np.concatenate(
+        [t.set_missing[ranks].reshape(n, -1), t.run_missing[suits].reshape(n, -1)], axis=1)
+
+
+def makeable_melds(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
+                   blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(bool [n, P] allowed patterns makeable from ``present`` + ``jokers`` wildcards,
+    int8 [n, P] jokers each would use). A joker may not stand for a blocked card."""
+    missing = pattern_missing(t, present)
+    ok = t.allowed[None, :] & (missing <= jokers[:, None])
+    if blocked is not None:
+        ok &= pattern_hits(t, blocked & ~present[:, :N_NATURAL]) == 0
+    return ok, missing
+
+
+def natural_card_meldable(t: LookupTables, card: np.ndarray, present: np.ndarray,
+                          jokers: np.ndarray, blocked: np.ndarray | None) -> np.ndarray:
+    """bool [n]: natural ``card`` [n] completes an allowed 3-card meld with two cards
+    from ``present`` [n, 54], a missing one stood for by one of ``jokers`` [n]."""
+    n = card.shape[0]
+    partners = t.partners[card]  # [n, K, 2], NO_CARD padded (never present, blocked)
+    rows = np.arange(n)[:, None, None]
+    lacking = ~present[rows, partners]
+    unusable = lacking.sum(axis=2)
+    ok = unusable <= jokers[:, None]
+    ok &= partners[..., 0] != NO_CARD  # padding pairs
+
+    if blocked is not None:
+        padded = np.concatenate([blocked, np.ones((n, present.shape[1] - N_NATURAL), bool)], 1)
+        ok &= ~(lacking & padded[rows, partners]).any(axis=2)
+    return ok.any(axis=1)
+
+
+def joker_meldable(t: LookupTables, present: np.ndarray, other_jokers: np.ndarray,
+                   blocked: np.ndarray | None) -> np.ndarray:
+    """bool [n]: a joker completes some allowed 3-card meld in which it stands for a
+    card not in ``present``, the rest present or stood for by ``other_jokers``."""
+    missing = pattern_missing(t, present)
+    three = t.allowed & (PATTERN_SIZE == 3)
+    ok = three[None, :] & (missing >= 1) & (missing <= 1 + other_jokers[:, None])
+    if blocked is not None:
+        ok &= pattern_hits(t, blocked & ~present[:, :N_NATURAL]) == 0
+    return ok.any(axis=1)
+
+
+def joker_layable(accepts: np.ndarray, present: np.ndarray,
+                  blocked: np.ndarray | None) -> np.ndarray:
+    """bool [n]: some table meld accepts a card (``accepts`` [n, 52]) not in ``present``
+    that a joker may stand for."""
+    ok = accepts & ~present[:, :N_NATURAL]
+    if blocked is not None:
+        ok &= ~blocked
+    return ok.any(axis=1)
+
+
+def card_meldable(t: LookupTables, card: np.ndarray, present: np.ndarray, jokers: np.ndarray,
+                  blocked: np.ndarray | None) -> np.ndarray:
+    """bool [n]: ``card`` (natural or joker) can be melded with ``present`` [n, 54] and
+    ``jokers`` [n] wildcards other than the card itself."""
+    is_joker = card == JOKER
+    out = np.zeros(card.shape[0], bool)
+    nat = np.flatnonzero(~is_joker)
+    if nat.size:
+        out[nat] = natural_card_meldable(t, card[nat], present[nat], jokers[nat],
+                                         None if blocked is None else blocked[nat])
+    jk = np.flatnonzero(is_joker)
+    if jk.size:
+        out[jk] = joker_meldable(t, present[jk], jokers[jk],
+                                 None if blocked is None else blocked[jk])
+    return out

@@ -1,0 +1,196 @@
+"""Exact positions in and out of the batched core.
+
+``from_position`` builds a one-game ``State`` from the scenario format of
+``conformance/README.md`` (hands, stock top first, discard oldest first, table
+melds with who laid each card, totals, seat to play). ``snapshot`` turns one game
+of any batch back into plain JSON-able data: the scenario harness prints it and
+the differential test compares it with the reference engine's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from .actions import _pattern_of, action_layout
+from .cards import JOKER, N_RANKS, card_text, count_texts, parse_card
+from .lookup import lookup_tables
+from .patterns import KIND_RUN, KIND_SET, PATTERN_KEY, PATTERN_KIND, PATTERN_SIZE, PATTERN_START
+from .rules import Rules
+from .state import PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES, State, empty_state
+from .step import legal_mask
+
+
+class PositionError(ValueError):
+    """A position that cannot be set up (unknown card, a card too many, a bad meld...)."""
+
+
+def _cards(texts: Any, where: str) -> list[int]:
+    if not isinstance(texts, list):
+        raise PositionError(f"{where} must be a list of card texts")
+    try:
+        return [parse_card(str(t)) for t in texts]
+    except ValueError as e:
+        raise PositionError(f"{where}: {e}") from None
+
+
+def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
+    """(rules, one-game State) for a scenario position, at ``to_play``'s draw step."""
+    if not isinstance(position, dict):
+        raise PositionError("a position must be a JSON object")
+    try:
+        rules = Rules.from_dict(position.get("rules", {}))
+    except ValueError as e:
+        raise PositionError(str(e)) from None
+    p = rules.players
+    hands = position.get("hands")
+    if not isinstance(hands, list) or len(hands) != p:
+        raise PositionError(f"hands must hold one list per seat ({p} seats)")
+    hand_cards = [_cards(h, f"hands[{i}]") for i, h in enumerate(hands)]
+    stock = _cards(position.get("stock", []), "stock")
+    discard = _cards(position.get("discard", []), "discard")
+    melds = position.get("melds", [])
+    if not isinstance(melds, list):
+        raise PositionError("melds must be a list")
+
+    state = empty_state(rules, 1)
+    table_cards: list[int] = []
+    for i, meld in enumerate(melds):
+        table_cards += _place_meld(rules, state, i, meld)
+    _check_copies(rules, [c for h in hand_cards for c in h] + stock + discard + table_cards)
+
+    for seat, cards in enumerate(hand_cards):
+        for c in cards:
+            state.hand[0, seat, c] += 1
+        state.hand_size[0, seat] = len(cards)
+    state.stock[0, : len(stock)] = stock[::-1]
+    state.stock_size[0] = len(stock)
+    state.pile[0, : len(discard)] = discard
+    state.pile_size[0] = len(discard)
+    state.n_melds[0] = len(melds)
+    state.melded[0] = [(state.meld_by[0] == seat).any() for seat in range(p)]
+
+    totals = position.get("totals", [0] * p)
+    if not (isinstance(totals, list) and len(totals) == p
+            and all(isinstance(x, int) for x in totals)):
+        raise PositionError(f"totals must be {p} integers")
+    state.totals[0] = totals
+    to_play = position.get("to_play", 0)
+    if not (isinstance(to_play, int) and 0 <= to_play < p):
+        raise PositionError(f"to_play must be a seat in 0..{p - 1}")
+    state.current_player[0] = to_play
+    state.dealer[0] = (to_play - 1) % p
+    return rules, state
+
+
+def _place_meld(rules: Rules, state: State, index: int, meld: Any) -> list[int]:
+    where = f"melds[{index}]"
+    if not isinstance(meld, dict) or "cards" not in meld:
+        raise PositionError(f"{where} must be an object with 'cards' and 'by'")
+    texts = meld["cards"]
+    if not isinstance(texts, list):
+        raise PositionError(f"{where}.cards must be a list")
+    jokers = [str(t).upper().startswith("JK=") for t in texts]
+    cards = _cards([str(t)[3:] if j else t for t, j in zip(texts, jokers)], f"{where}.cards")
+    if JOKER in cards:
+        raise PositionError(f"{where}: a joker on the table is written JK=<card>, e.g. JK=6H")
+    by = meld.get("by", [])
+    if not (isinstance(by, list) and len(by) == len(cards)
+            and all(isinstance(s, int) and 0 <= s < rules.players for s in by)):
+        raise PositionError(f"{where}.by must give a seat in 0..{rules.players - 1} for each card")
+    try:
+        pattern = _pattern_of(cards)
+    except ValueError as e:
+        raise PositionError(f"{where}: {e}") from None
+    if not lookup_tables(rules).allowed[pattern]:
+        raise PositionError(f"{where}: {' '.join(texts)} is not a meld under these rules")
+    state.meld_kind[0, index] = PATTERN_KIND[pattern]
+    state.meld_key[0, index] = PATTERN_KEY[pattern]
+    state.meld_start[0, index] = PATTERN_START[pattern]
+    state.meld_len[0, index] = PATTERN_SIZE[pattern]
+    is_set = PATTERN_KIND[pattern] == KIND_SET
+    for card, seat, joker in zip(cards, by, jokers):
+        slot = card // N_RANKS if is_set else card % N_RANKS
+        state.meld_by[0, index, slot] = seat
+        state.meld_joker[0, index, slot] = joker
+    return [JOKER if j else c for c, j in zip(cards, jokers)]
+
+
+def _check_copies(rules: Rules, cards: list[int]) -> None:
+    for card, count in Counter(cards).items():
+        limit = rules.n_jokers if card == JOKER else rules.n_decks
+        if count > limit:
+            raise PositionError(
+                f"card {card_text(card)} appears {count} times; "
+                f"the deck(s) hold {limit} (decks={rules.n_decks})"
+            )
+
+
+# ----------------------------------------------------------------------------- snapshots
+def meld_cards(state: State, g: int, m: int) -> tuple[list[str], list[int]]:
+    """(card texts in print order, seat that laid each) of meld ``m`` of game ``g``."""
+    kind = int(state.meld_kind[g, m])
+    key = int(state.meld_key[g, m])
+    if kind == KIND_SET:
+        slots = [s for s in range(4) if state.meld_by[g, m, s] >= 0]
+        cards = [s * N_RANKS + key for s in slots]
+    elif kind == KIND_RUN:
+        start, length = int(state.meld_start[g, m]), int(state.meld_len[g, m])
+        slots = [(start + i) % N_RANKS for i in range(length)]
+        cards = [key * N_RANKS + r for r in slots]
+    else:
+        return [], []
+    texts = [
+        f"JK={card_text(c)}" if state.meld_joker[g, m, s] else card_text(c)
+        for c, s in zip(cards, slots)
+    ]
+    return texts, [int(state.meld_by[g, m, s]) for s in slots]
+
+
+def legal_texts(rules: Rules, state: State, g: int, mask: np.ndarray | None = None) -> list[str]:
+    """Sorted canonical texts of game ``g``'s legal actions."""
+    row = mask[g] if mask is not None else legal_mask(rules, state.select([g]))[0]
+    action_ids = action_layout(rules)
+    return sorted(action_ids.text(a) for a in np.flatnonzero(row))
+
+
+def snapshot(rules: Rules, state: State, g: int = 0, mask: np.ndarray | None = None) -> dict:
+    """Game ``g`` as JSON-able data (the harness output keys plus the internal ones)."""
+    p = rules.players
+    phase = int(state.phase[g])
+    hand_over = phase in (PHASE_HAND_OVER, PHASE_GAME_OVER)
+    call_from = int(state.call_from[g])
+    scored = hand_over or state.hand_number[g] > 0
+    winner = int(state.winner[g])
+
+    def card_or_none(c: int) -> str | None:
+        return card_text(int(c)) if c >= 0 else None
+
+    return {
+        "phase": PHASE_NAMES[phase],
+        "to_play": int(state.current_player[g]),
+        "dealer": int(state.dealer[g]),
+        "hand_number": int(state.hand_number[g]),
+        "turn": int(state.turn[g]),
+        "hands": [count_texts(state.hand[g, s]) for s in range(p)],
+        "stock": [card_text(c) for c in state.stock[g, : state.stock_size[g]][::-1]],
+        "stock_size": int(state.stock_size[g]),
+        "discard": [card_text(c) for c in state.pile[g, : state.pile_size[g]]],
+        "melds": [dict(zip(("cards", "by"), meld_cards(state, g, m)))
+                  for m in range(int(state.n_melds[g]))],
+        "known": [count_texts(state.known[g, s]) for s in range(p)],
+        "melded": [bool(x) for x in state.melded[g]],
+        "owed": card_or_none(state.owed[g]),
+        "no_discard": card_or_none(state.no_discard[g]),
+        "totals": [int(x) for x in state.totals[g]],
+        "hand_scores": [int(x) for x in state.hand_scores[g]] if scored else None,
+        "hand_over": hand_over,
+        "call_from": call_from if call_from >= 0 else None,
+        "floating": [bool(not hand_over and state.hand_size[g, s] == 0) for s in range(p)],
+        "game_over": bool(state.game_over[g]),
+        "winner": winner if winner >= 0 else None,
+        "truncated": bool(state.truncated[g]),
+        "legal": legal_texts(rules, state, g, mask),
+    }

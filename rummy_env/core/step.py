@@ -1,0 +1,465 @@
+"""The vectorized game core: pure functions over a batched ``State``.
+
+    init(rules, seed, batch_size)     -> State        deal hand 0 of every game
+    legal_mask(rules, state)          -> bool [B, A]  exact legal actions per game
+    step(rules, state, actions)       -> State        one micro-action per game
+    step_inplace(rules, state, actions)               the same, mutating ``state``
+
+Games in a batch may be in different phases; every rule is applied to all games
+at once with boolean selections, never with a Python loop over games.
+
+Cross-cutting rules, written once here:
+
+* An illegal action (id out of range, or masked) raises ``ValueError`` naming the
+  game index, the action text and the legal texts, and no game is changed.
+* A finished game (``game_over``) or a hand waiting to be dealt (``auto_deal=False``)
+  ignores its action: stepping it is a no-op and its legal mask is all False.
+* With ``auto_deal=True`` (the default) the next hand is dealt as soon as a hand
+  ends; ``state.hand_ended`` flags the games in which that happened this step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .actions import LAYOFF_DOWN, LAYOFF_SET
+from .cards import JOKER, N_RANKS
+from .deal import dealer_of_hand, game_keys, shuffled_decks
+from .lookup import LookupTables, lookup_tables
+from .masks import blocked_cards, call_eligibility, call_window_opens, legal_mask
+from .patterns import (
+    PATTERN_CARDS,
+    PATTERN_CONTAINS,
+    PATTERN_KEY,
+    PATTERN_KIND,
+    PATTERN_SIZE,
+    PATTERN_START,
+)
+from .rules import Rules
+from .scoring import hand_points, table_points
+from .state import (
+    PHASE_CALL,
+    PHASE_CALL_PLAY,
+    PHASE_DRAW,
+    PHASE_GAME_OVER,
+    PHASE_HAND_OVER,
+    PHASE_PLAY,
+    State,
+    empty_state,
+)
+from .table import any_direction, layoff_fits, layoff_targets, slot_cards
+
+__all__ = ["init", "deal", "legal_mask", "step", "step_inplace", "table_points", "hand_points"]
+
+
+# ----------------------------------------------------------------------------- init / deal
+def init(rules: Rules, seed: int, batch_size: int | None = None,
+         game_ids: np.ndarray | None = None) -> State:
+    """Deal hand 0 of each game. Game ``g`` depends only on (rules, seed, g).
+
+    Pass ``batch_size`` for games 0..B-1, or ``game_ids`` to pick which games
+    (game 7 dealt alone equals game 7 of any batch).
+    """
+    if game_ids is None:
+        if batch_size is None or batch_size < 1:
+            raise ValueError("init: give batch_size >= 1 or game_ids")
+        game_ids = np.arange(batch_size)
+    game_ids = np.asarray(game_ids, dtype=np.int64)
+    state = empty_state(rules, game_ids.size)
+    state.key[:] = game_keys(seed, game_ids)
+    state.dealer[:] = dealer_of_hand(rules, 0)
+    deal(rules, state, np.arange(game_ids.size))
+    return state
+
+
+def deal(rules: Rules, state: State, rows: np.ndarray) -> None:
+    """Deal hand ``state.hand_number`` of the games ``rows`` (in place)."""
+    n = rows.size
+    if n == 0:
+        return
+    p, hs = rules.players, rules.hand_cards
+    decks = shuffled_decks(rules, state.key[rows], state.hand_number[rows])
+    first = (state.dealer[rows].astype(np.int64) + 1) % p
+    dealt = p * hs
+    seats = (first[:, None] + np.arange(dealt)[None, :]) % p
+    hand = np.zeros((n, p, state.hand.shape[2]), np.int8)
+    np.add.at(hand, (np.repeat(np.arange(n), dealt), seats.ravel(), decks[:, :dealt].ravel()), 1)
+    state.hand[rows] = hand
+    state.hand_size[rows] = hs
+    state.known[rows] = 0
+    state.pile[rows] = 0
+    state.pile[rows, 0] = decks[:, dealt]
+    state.pile_size[rows] = 1
+    rest = decks[:, dealt + 1:][:, ::-1]
+    state.stock[rows] = 0
+    state.stock[rows, : rest.shape[1]] = rest
+    state.stock_size[rows] = rest.shape[1]
+    state.meld_kind[rows] = 0
+    state.meld_key[rows] = 0
+    state.meld_start[rows] = 0
+    state.meld_len[rows] = 0
+    state.meld_by[rows] = -1
+    state.meld_joker[rows] = False
+    state.n_melds[rows] = 0
+    _new_turn(state, rows)
+    state.current_player[rows] = first
+    state.melded[rows] = False
+    state.turn[rows] = 0
+    state.went_out[rows] = -1
+
+
+# ----------------------------------------------------------------------------- step
+def step(rules: Rules, state: State, actions, *, auto_deal: bool = True,
+         mask: np.ndarray | None = None) -> State:
+    """A new State after one action per game; ``state`` is left untouched.
+
+    ``mask`` may pass ``legal_mask(rules, state)`` when the caller has it already.
+    """
+    out = state.copy()
+    step_inplace(rules, out, actions, auto_deal=auto_deal, mask=mask)
+    return out
+
+
+def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
+                 mask: np.ndarray | None = None) -> None:
+    """Apply one action per game to ``state`` in place (the fast path for trainers)."""
+    t = lookup_tables(rules)
+    action_ids = t.layout
+    actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+    if actions.shape[0] != state.batch_size:
+        raise ValueError(f"step: got {actions.shape[0]} actions for {state.batch_size} games")
+    live = (state.phase != PHASE_GAME_OVER) & (state.phase != PHASE_HAND_OVER)
+    if mask is None:
+        mask = legal_mask(rules, state)
+    _check_legal(action_ids, mask, actions, live)
+
+    state.hand_ended[:] = False
+    rows_of = _rows_by_range(action_ids, actions, live)
+    calling = state.phase == PHASE_CALL_PLAY
+    if rows_of["draw"].size:
+        _apply_draw(rules, state, rows_of["draw"])
+    if rows_of["take"].size:
+        _apply_take(rules, state, rows_of["take"], actions[rows_of["take"]] - action_ids.TAKE + 1)
+    if rows_of["meld"].size:
+        _apply_meld(t, state, rows_of["meld"], actions[rows_of["meld"]] - action_ids.MELD)
+    if rows_of["layoff"].size:
+        code = actions[rows_of["layoff"]] - action_ids.LAYOFF
+        _apply_layoff(rules, state, rows_of["layoff"], code // 3, code % 3)
+    if rows_of["swap"].size:
+        _apply_swap(state, rows_of["swap"], actions[rows_of["swap"]] - action_ids.SWAP)
+    if rows_of["discard"].size:
+        _apply_discard(state, rows_of["discard"], actions[rows_of["discard"]] - action_ids.DISCARD)
+    if rows_of["call"].size:
+        _apply_call(state, rows_of["call"])
+    if rows_of["pass"].size:
+        _apply_pass(rules, state, rows_of["pass"])
+
+    # Emptying the hand in the play phase: out, or (floating) the turn ends at once.
+    played = np.concatenate([rows_of["meld"], rows_of["layoff"]])
+    played = played[~calling[played]]
+    emptied = played[state.hand_size[played, state.current_player[played]] == 0]
+    floating = ~state.started_floating[emptied] if rules.floating else np.zeros(emptied.size, bool)
+    discarded = rows_of["discard"]
+    discard_out = state.hand_size[discarded, state.current_player[discarded]] == 0
+    out = np.concatenate([emptied[~floating], discarded[discard_out]])
+    state.went_out[out] = state.current_player[out]
+
+    done = rows_of["done"]
+    done_out = done[state.hand_size[done, state.current_player[done]] == 0] if not rules.floating \
+        else done[:0]
+    state.went_out[done_out] = state.current_player[done_out]
+    _resume_after_call(rules, state, done[~np.isin(done, done_out)] if done_out.size else done)
+
+    turn_over = np.concatenate([discarded[~discard_out], emptied[floating]])
+    ended = _finish_turns(rules, t, state, turn_over, discards=discarded)
+    hand_over = np.concatenate([out, done_out, rows_of["end"], ended])
+    if hand_over.size:
+        _end_hands(rules, state, np.sort(hand_over), auto_deal)
+
+
+def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.ndarray) -> None:
+    in_range = (actions >= 0) & (actions < action_ids.size)
+    legal = np.zeros_like(live)
+    legal[in_range] = mask[np.flatnonzero(in_range), actions[in_range]]
+    bad = np.flatnonzero(live & ~legal)
+    if bad.size:
+        g = int(bad[0])
+        a = int(actions[g])
+        shown = (action_ids.text(a) if 0 <= a < action_ids.size
+                 else f"id {a} (outside 0..{action_ids.size - 1})")
+        legal_texts = [action_ids.text(i) for i in np.flatnonzero(mask[g])]
+        raise ValueError(
+            f"illegal action in game {g}: {shown!r}; legal: {legal_texts}"
+            + (f" ({bad.size} games had illegal actions)" if bad.size > 1 else "")
+        )
+
+
+ACTION_KINDS = ("draw", "end", "take", "meld", "layoff", "discard", "swap", "call", "pass", "done")
+
+
+def _rows_by_range(action_ids, actions: np.ndarray, live: np.ndarray) -> dict[str, np.ndarray]:
+    """The live games (ascending) taking each kind of action, in a few array passes."""
+    starts = np.array([action_ids.END, action_ids.TAKE, action_ids.MELD, action_ids.LAYOFF,
+                       action_ids.DISCARD, action_ids.SWAP,
+                       action_ids.CALL, action_ids.PASS, action_ids.DONE])
+    kind = np.searchsorted(starts, actions, side="right")
+    kind[~live] = len(ACTION_KINDS)
+    order = np.argsort(kind, kind="stable")
+    ends = np.cumsum(np.bincount(kind, minlength=len(ACTION_KINDS) + 1)).tolist()
+    return {name: order[start:end]
+            for name, start, end in zip(ACTION_KINDS, [0] + ends, ends)}
+
+
+def _start_play(state: State, rows: np.ndarray, seat: np.ndarray) -> None:
+    state.started_floating[rows] = state.hand_size[rows, seat] == 0
+    state.phase[rows] = PHASE_PLAY
+
+
+def _apply_draw(rules: Rules, state: State, rows: np.ndarray) -> None:
+    seat = state.current_player[rows]
+    _start_play(state, rows, seat)
+    top = state.stock_size[rows] - 1
+    card = state.stock[rows, top]
+    state.stock_size[rows] = top
+    state.hand[rows, seat, card] += 1
+    state.hand_size[rows, seat] += 1
+    state.drew_last[rows] = (top == 0) & (rules.stock_out == "last_draw")
+
+
+def _apply_take(rules: Rules, state: State, rows: np.ndarray, depth: np.ndarray) -> None:
+    seat = state.current_player[rows].astype(np.int64)
+    _start_play(state, rows, seat)
+    pile_size = state.pile_size[rows].astype(np.int64)
+    j = np.arange(int(depth.max()))[None, :]
+    taken = j < depth[:, None]
+    pos = np.clip(pile_size[:, None] - 1 - j, 0, None)
+    cards = state.pile[rows[:, None], pos]
+    rr = np.broadcast_to(rows[:, None], cards.shape)[taken]
+    ss = np.broadcast_to(seat[:, None], cards.shape)[taken]
+    np.add.at(state.hand, (rr, ss, cards[taken]), 1)
+    np.add.at(state.known, (rr, ss, cards[taken]), 1)
+    state.hand_size[rows, seat] += depth.astype(np.int16)
+    deepest = state.pile[rows, pile_size - depth]
+    state.pile_size[rows] = pile_size - depth
+    owe = (depth >= 2) | rules.top_card_must_meld
+    state.owed[rows] = np.where(owe, deepest, -1)
+    state.no_discard[rows] = np.where(depth == 1, deepest, -1)
+    state.drew_last[rows] = False
+
+
+def _remove_from_hand(state: State, rows: np.ndarray, seat: np.ndarray, cards: np.ndarray,
+                      copies=1) -> None:
+    """Take ``copies`` of each (row, card) out of the seat's hand, known copies first.
+
+    The (row, card) pairs must be distinct; ``hand_size`` is the caller's to update.
+    """
+    state.hand[rows, seat, cards] -= copies
+    known = state.known[rows, seat, cards]
+    state.known[rows, seat, cards] = np.maximum(known - copies, 0)
+
+
+def _apply_meld(t: LookupTables, state: State, rows: np.ndarray, pattern: np.ndarray) -> None:
+    """Lay a new meld: natural cards the player holds, a joker for each card it lacks."""
+    seat = state.current_player[rows]
+    cards = PATTERN_CARDS[pattern].astype(np.int64)  # [n, 13], -1 padded
+    has = cards >= 0
+    held = np.zeros_like(has)
+    held[has] = state.hand[np.broadcast_to(rows[:, None], cards.shape)[has],
+                           np.broadcast_to(seat[:, None], cards.shape)[has], cards[has]] > 0
+    natural = has & held
+    by_joker = has & ~held
+    rr = np.broadcast_to(rows[:, None], cards.shape)
+    ss = np.broadcast_to(seat[:, None], cards.shape)
+    _remove_from_hand(state, rr[natural], ss[natural], cards[natural])
+    jokers_used = by_joker.sum(axis=1)
+    if jokers_used.any():
+        _remove_from_hand(state, rows, seat, np.full(rows.size, JOKER), jokers_used)
+    state.hand_size[rows, seat] -= PATTERN_SIZE[pattern]
+    m = state.n_melds[rows].astype(np.int64)
+    state.meld_kind[rows, m] = PATTERN_KIND[pattern]
+    state.meld_key[rows, m] = PATTERN_KEY[pattern]
+    state.meld_start[rows, m] = PATTERN_START[pattern]
+    state.meld_len[rows, m] = PATTERN_SIZE[pattern]
+    slots = t.pattern_slots[pattern].astype(np.int64)
+    mm = np.broadcast_to(m[:, None], cards.shape)
+    state.meld_by[rr[has], mm[has], slots[has]] = ss[has]
+    state.meld_joker[rr[by_joker], mm[by_joker], slots[by_joker]] = True
+    state.n_melds[rows] += 1
+    state.melded[rows, seat] = True
+    owed = state.owed[rows]
+    settled = np.where(owed == JOKER, jokers_used > 0,
+                       (owed >= 0) & PATTERN_CONTAINS[np.maximum(owed, 0), pattern])
+    state.owed[rows] = np.where(settled, -1, owed)
+
+
+def _apply_layoff(rules: Rules, state: State, rows: np.ndarray, card: np.ndarray,
+                  direction: np.ndarray) -> None:
+    """Add a card (the natural one if held, else a joker declared as it) to the oldest
+    meld it fits."""
+    seat = state.current_player[rows]
+    targets = layoff_targets(rules, state, rows)  # [n, M, 3]
+    fits = targets[np.arange(rows.size), :, direction] == card[:, None]
+    m = np.argmax(fits, axis=1)
+    natural = state.hand[rows, seat, card] > 0
+    _remove_from_hand(state, rows, seat, np.where(natural, card, JOKER))
+    state.hand_size[rows, seat] -= 1
+    slot = np.where(direction == LAYOFF_SET, card // N_RANKS, card % N_RANKS)
+    state.meld_by[rows, m, slot] = seat
+    state.meld_joker[rows, m, slot] = ~natural
+    state.meld_len[rows, m] += 1
+    down = direction == LAYOFF_DOWN
+    state.meld_start[rows[down], m[down]] = (state.meld_start[rows[down], m[down]] - 1) % N_RANKS
+    owed = state.owed[rows]
+    settled = np.where(owed == JOKER, ~natural, natural & (owed == card))
+    state.owed[rows] = np.where(settled, -1, owed)
+
+
+def _apply_swap(state: State, rows: np.ndarray, card: np.ndarray) -> None:
+    """The natural card replaces the oldest table joker declared as it; the joker,
+    known to all, goes to the player's hand."""
+    seat = state.current_player[rows]
+    shows = slot_cards(state, rows) == card[:, None, None]  # [n, used melds, 13]
+    jokers = state.meld_joker[rows, : shows.shape[1]]
+    candidates = (shows & jokers).reshape(rows.size, -1)
+    flat = np.argmax(candidates, axis=1)
+    m, slot = np.divmod(flat, N_RANKS)
+    state.meld_joker[rows, m, slot] = False
+    _remove_from_hand(state, rows, seat, card)
+    state.hand[rows, seat, JOKER] += 1
+    state.known[rows, seat, JOKER] += 1
+
+
+def _apply_discard(state: State, rows: np.ndarray, card: np.ndarray) -> None:
+    seat = state.current_player[rows]
+    _remove_from_hand(state, rows, seat, card)
+    state.hand_size[rows, seat] -= 1
+    size = state.pile_size[rows]
+    state.pile[rows, size] = card
+    state.pile_size[rows] = size + 1
+
+
+def _apply_call(state: State, rows: np.ndarray) -> None:
+    """The caller takes the discard into hand (known) and owes it."""
+    seat = state.current_player[rows]
+    top = state.pile_size[rows] - 1
+    card = state.pile[rows, top]
+    state.pile_size[rows] = top
+    state.hand[rows, seat, card] += 1
+    state.known[rows, seat, card] += 1
+    state.hand_size[rows, seat] += 1
+    state.owed[rows] = card
+    state.phase[rows] = PHASE_CALL_PLAY
+
+
+def _apply_pass(rules: Rules, state: State, rows: np.ndarray) -> None:
+    """Ask the next eligible seat from the discarder's left; none left: play goes on."""
+    p = rules.players
+    discarder = state.call_from[rows].astype(np.int64)
+    offsets = (discarder[:, None] + np.arange(p)[None, :]) % p  # seat at each offset
+    eligible = state.call_eligible[rows[:, None], offsets]
+    asked = (state.current_player[rows].astype(np.int64) - discarder) % p
+    later = eligible & (np.arange(p)[None, :] > asked[:, None])
+    has_next = later.any(axis=1)
+    nxt = offsets[np.arange(rows.size), np.argmax(later, axis=1)]
+    state.current_player[rows[has_next]] = nxt[has_next]
+    _resume_after_call(rules, state, rows[~has_next])
+
+
+def _resume_after_call(rules: Rules, state: State, rows: np.ndarray) -> None:
+    """Close the call window: the seat left of the discarder starts its turn."""
+    state.current_player[rows] = (state.call_from[rows] + 1) % rules.players
+    _new_turn(state, rows)
+
+
+def _new_turn(state: State, rows: np.ndarray) -> None:
+    state.phase[rows] = PHASE_DRAW
+    state.owed[rows] = -1
+    state.no_discard[rows] = -1
+    state.drew_last[rows] = False
+    state.started_floating[rows] = False
+    state.call_from[rows] = -1
+    state.call_eligible[rows] = False
+
+
+def _finish_turns(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
+                  discards: np.ndarray) -> np.ndarray:
+    """Close the turns of ``rows`` (a discard or a float); returns rows whose hand ends.
+
+    After a discard, a rummy-call window may open instead of the next turn.
+    """
+    state.turn[rows] += 1
+    ends = (state.turn[rows] >= rules.max_turns) | state.drew_last[rows]
+    go_on = rows[~ends]
+    if rules.rummy_call and go_on.size:
+        opened = _open_call_windows(rules, t, state, go_on[np.isin(go_on, discards)])
+        go_on = go_on[~np.isin(go_on, opened)]
+    state.current_player[go_on] = (state.current_player[go_on] + 1) % rules.players
+    _new_turn(state, go_on)
+    return rows[ends]
+
+
+def _open_call_windows(rules: Rules, t: LookupTables, state: State, rows: np.ndarray) -> np.ndarray:
+    """Open a call window where the discard may be called; returns those rows."""
+    if rows.size == 0:
+        return rows
+    fits = any_direction(layoff_fits(rules, state, rows))
+    blocked = blocked_cards(rules, state, rows)
+    opens = call_window_opens(rules, t, state, rows, fits, blocked)
+    rows, fits = rows[opens], fits[opens]
+    blocked = None if blocked is None else blocked[opens]
+    if rows.size == 0:
+        return rows
+    p = rules.players
+    discarder = state.current_player[rows].astype(np.int64)
+    card = state.pile[rows, state.pile_size[rows] - 1].astype(np.int64)
+    eligible = np.zeros((rows.size, p), bool)  # by offset from the discarder
+    for k in range(1, p):
+        eligible[:, k] = call_eligibility(rules, t, state, rows, (discarder + k) % p, card,
+                                          fits, blocked)
+    opened = eligible.any(axis=1)
+    rows, discarder, eligible = rows[opened], discarder[opened], eligible[opened]
+    first = (discarder + np.argmax(eligible, axis=1)) % p
+    state.call_from[rows] = discarder
+    seats = (discarder[:, None] + np.arange(p)[None, :]) % p
+    state.call_eligible[rows[:, None], seats] = eligible
+    state.current_player[rows] = first
+    state.phase[rows] = PHASE_CALL
+    state.owed[rows] = -1
+    state.no_discard[rows] = -1
+    return rows
+
+
+# ----------------------------------------------------------------------------- hand end
+def _end_hands(rules: Rules, state: State, rows: np.ndarray, auto_deal: bool) -> None:
+    scores = table_points(rules, state, rows) - hand_points(rules, state, rows)
+    state.hand_scores[rows] = scores
+    state.totals[rows] += scores
+    state.hand_ended[rows] = True
+    state.owed[rows] = -1
+    state.no_discard[rows] = -1
+    state.drew_last[rows] = False
+    state.call_from[rows] = -1
+    state.call_eligible[rows] = False
+    totals = state.totals[rows]
+    if rules.go_out_to_win:
+        out = state.went_out[rows].astype(np.int64)
+        scorer = np.where(out >= 0, out, 0)
+        over = (out >= 0) & (totals[np.arange(rows.size), scorer] >= rules.target)
+        winner = out
+    else:
+        best = totals.max(axis=1)
+        over = (best >= rules.target) & ((totals == best[:, None]).sum(axis=1) == 1)
+        winner = totals.argmax(axis=1)
+    state.winner[rows] = np.where(over, winner, -1)
+    truncated = ~over & (state.hand_number[rows] + 1 >= rules.max_hands)
+    state.truncated[rows] = truncated
+    finished = over | truncated
+    state.game_over[rows] = finished
+    state.phase[rows[finished]] = PHASE_GAME_OVER
+    going_on = rows[~finished]
+    if not auto_deal:
+        state.phase[going_on] = PHASE_HAND_OVER
+        return
+    state.hand_number[going_on] += 1
+    state.dealer[going_on] = (state.dealer[going_on] + 1) % rules.players
+    deal(rules, state, going_on)

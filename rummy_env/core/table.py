@@ -1,0 +1,95 @@
+"""Questions about the melds on the table, answered for many games at once.
+
+A meld is stored by slots (see state.py): slot = suit in a set, rank in a run,
+so the card a slot shows follows from the meld's kind and key alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .actions import LAYOFF_DOWN, LAYOFF_SET, LAYOFF_UP
+from .cards import N_NATURAL, N_RANKS
+from .patterns import KIND_RUN, KIND_SET, run_allowed
+from .rules import Rules
+from .state import State
+
+
+def used_melds(state: State, rows: np.ndarray) -> int:
+    """Melds in use in the most crowded of these games (the rest are empty)."""
+    return int(state.meld_kind.shape[1] and state.n_melds[rows].max(initial=0))
+
+
+def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
+    """int16 [n, m, 13]: the card id each slot of the m used melds shows (filled or not)."""
+    m = used_melds(state, rows)
+    kind = state.meld_kind[rows, :m][:, :, None]
+    key = state.meld_key[rows, :m].astype(np.int16)[:, :, None]
+    slot = np.arange(N_RANKS, dtype=np.int16)[None, None, :]
+    return np.where(kind == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
+
+
+def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: the cards shown by the selected slots (``slots``: bool [n, m, 13])."""
+    r, m, j = np.nonzero(slots)
+    kind = state.meld_kind[rows[r], m]
+    key = state.meld_key[rows[r], m].astype(np.int64)
+    out = np.zeros((rows.size, N_NATURAL), bool)
+    out[r, np.where(kind == KIND_SET, j * N_RANKS + key, key * N_RANKS + j)] = True
+    return out
+
+
+def on_table(state: State, rows: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: a natural copy of the card, or a joker declared as it, is on the table."""
+    return _cards_where(state, rows, state.meld_by[rows, :used_melds(state, rows)] >= 0)
+
+
+def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: some table meld holds a joker declared as the card."""
+    return _cards_where(state, rows, state.meld_joker[rows, :used_melds(state, rows)])
+
+
+def layoff_targets(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
+    """int16 [n, m, 3]: the card each of the first m melds (those in use) accepts as
+    ``set`` / ``up`` / ``down``, -1 none.
+
+    ``melds`` is anything holding the table arrays (a ``State`` or a ``PlayerView``);
+    ``rows`` picks its games (default: all).
+    """
+    sel = slice(None) if rows is None else rows
+    m = int(melds.n_melds[sel].max(initial=0))  # melds past the most crowded table are empty
+    kind = melds.meld_kind[sel, :m]
+    key = melds.meld_key[sel, :m].astype(np.int16)
+    start = melds.meld_start[sel, :m].astype(np.int16)
+    length = melds.meld_len[sel, :m].astype(np.int16)
+    targets = np.full(kind.shape + (3,), -1, np.int16)
+
+    is_set = (kind == KIND_SET) & (length == 3)
+    missing_suit = np.argmax(melds.meld_by[sel, :m, :4] < 0, axis=2).astype(np.int16)
+    targets[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
+
+    is_run = kind == KIND_RUN
+    up_ok = is_run & run_allowed(start, length + 1, rules.runs_ace_high, rules.wrap)
+    targets[..., LAYOFF_UP] = np.where(up_ok, key * N_RANKS + (start + length) % N_RANKS, -1)
+    down_ok = is_run & (length + 1 <= 13)
+    if not rules.wrap:
+        down_ok &= start >= 1
+    targets[..., LAYOFF_DOWN] = np.where(down_ok, key * N_RANKS + (start - 1) % N_RANKS, -1)
+    return targets
+
+
+def layoff_fits(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
+    """bool [n, 52, 3]: card c fits some table meld in direction d (``melds``, ``rows``:
+    as for ``layoff_targets``)."""
+    targets = layoff_targets(rules, melds, rows)
+    n = targets.shape[0]
+    fits = np.zeros((n, N_NATURAL + 1, 3), bool)
+    # Melds that accept nothing write into the spare column N_NATURAL.
+    fits[np.arange(n)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
+         np.arange(3)[None, None, :]] = True
+    return fits[:, :N_NATURAL]
+
+
+def any_direction(fits: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: the card fits in some direction (unrolled: tiny axes reduce slowly)."""
+    return fits[..., 0] | fits[..., 1] | fits[..., 2]

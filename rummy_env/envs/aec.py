@@ -1,0 +1,257 @@
+"""Rummy 500 as a PettingZoo AEC environment (``rummy_env.env`` / ``rummy_env.raw_env``).
+
+==================  ===========================================================
+Import              ``from rummy_env import env`` (wrapped) or ``raw_env``
+Agents              ``player_0`` .. ``player_{P-1}`` (P = ``players``, 2..8)
+Actions             Discrete(A), A = 955 with one deck (``rummy_env/core/actions.py``)
+Observations        ``{"observation": float32 [D], "action_mask": int8 [A]}``
+Observation values  see ``rummy_env/core/observation.py`` (``OBS_VERSION``)
+Episode             a whole game to the target; ``episode="hand"``: one hand
+Rewards             ``win`` (default), ``points``, ``points_diff``
+Name / version      ``rummy500_v0``
+==================  ===========================================================
+
+Configuration (all keywords): the rules as ``rules=Rules(...)``,
+``rules_file="rules.yaml"``, or ``preset="web"`` plus any rule flag
+(``players=3, target=250``); ``episode`` (``game`` / ``hand``); ``reward``
+(``win`` / ``points`` / ``points_diff``, see ``rummy_env/envs/episode.py``);
+``max_cycles``; ``illegal_action`` (``raise`` / ``penalize``); ``render_mode``
+(``ansi`` / ``human``).
+
+**Turns.** A turn is several micro-actions (draw or take, melds and lay-offs,
+discard); the same agent keeps ``agent_selection`` until it discards or the hand
+ends. The agent to act is always the core's ``state.current_player``, never an assumed
+turn order (rule variants may let a seat act out of turn).
+
+**Observation.** The observing seat's view, relative to it (seat 0 = me). Only
+the agent to act gets a non-zero ``action_mask``: exactly the core's legal mask.
+Observations are computed only for agents that ask (``observe`` / ``last``).
+
+**Rewards.** ``win``: +1 to the winner and -1/(P-1) to each other seat when the
+game ends, 0 when it is truncated. ``points``: each seat's hand score / 100 at
+every hand end. ``points_diff``: own hand score minus the mean of the others',
+/ 100, at every hand end.
+
+**Termination and truncation.** Terminated when the game (or, with
+``episode="hand"``, the hand) ends; truncated when the core's ``max_hands``
+guard stops the game (``state.truncated``), when a single hand hits
+``max_turns`` with ``episode="hand"``, or when some agent has taken
+``max_cycles`` steps.
+
+**Illegal actions.** By default ``step`` raises ``ValueError`` naming the action
+and the legal action texts, and nothing changes. ``illegal_action="penalize"``
+ends the game instead: the offender gets -1, the others 0, and
+``infos[offender]["illegal_action"]`` holds the action's text (PettingZoo's
+classic-game convention).
+
+**Seeding.** ``reset(seed=s)`` makes the game, and every game after it reset
+without a seed, a function of ``s`` alone.
+
+Version history: v0, first release (observation version 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from rummy_env.core import (
+    Rules,
+    action_layout,
+    init,
+    legal_mask,
+    observation_bounds,
+    observation_size,
+    observe,
+    step_inplace,
+)
+
+from .episode import auto_deal, outcome
+from .options import configure
+from .render import render_text
+
+
+def env(**config: Any) -> AECEnv:
+    """``raw_env(**config)`` in PettingZoo's standard wrappers (bounds check, call order)."""
+    wrapped: AECEnv = raw_env(**config)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
+    """The unwrapped AEC env; see the module docstring."""
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "rummy500_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, rules: Rules | None = None, *, rules_file: str | None = None,
+                 preset: str | None = None, episode: str = "game", reward: str = "win",
+                 max_cycles: int | None = None, illegal_action: str = "raise",
+                 render_mode: str | None = None, **rule_flags: Any) -> None:
+        super().__init__()
+        configure(self, rules, rules_file, preset, episode, reward, illegal_action, render_mode,
+                  **rule_flags)
+        if max_cycles is not None and max_cycles < 1:
+            raise ValueError(f"max_cycles={max_cycles!r} must be None or an integer >= 1")
+        self.max_cycles = max_cycles
+
+        p = self.rules.players
+        self._layout = action_layout(self.rules)
+        self._n_actions = self._layout.size
+        self._auto_deal = auto_deal(self.episode)
+        self.possible_agents = [f"player_{i}" for i in range(p)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        low, high = observation_bounds(self.rules)
+        obs_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(low, high, (observation_size(self.rules),),
+                                                np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (self._n_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(self._n_actions)
+                              for a in self.possible_agents}
+        self._seat_index = [np.array([i]) for i in range(p)]
+        self._rng: np.random.Generator | None = None
+
+    # -- spaces ------------------------------------------------------------------
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- episode -----------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self._state = init(self.rules, int(self._rng.integers(2**63)), 1)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._rewarded = False
+        self._agent_steps = [0] * self.rules.players
+        self._game_steps = 0
+        self._next_turn()
+        if self.render_mode == "human":
+            self.render()
+
+    def _next_turn(self) -> None:
+        """Legal mask and agent of the new position; observations are made on demand."""
+        self._mask = legal_mask(self.rules, self._state)
+        self._mask_i8 = self._mask[0].astype(np.int8)
+        self._current_player = int(self._state.current_player[0])
+        self._obs_cache: list[np.ndarray | None] = [None] * self.rules.players
+        self.agent_selection = self.possible_agents[self._current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        obs = self._obs_cache[seat]
+        if obs is None:
+            obs = observe(self.rules, self._state, self._seat_index[seat])[0]
+            self._obs_cache[seat] = obs
+        # Only the seat to act has legal actions; a finished episode zeroes _mask_i8.
+        if seat == self._current_player:
+            mask = self._mask_i8.copy()
+        else:
+            mask = np.zeros(self._n_actions, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} must act (it is not done); got None")
+        a = int(action)
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
+        if not (0 <= a < self._n_actions and self._mask[0, a]):
+            self._illegal(agent, a)
+            return
+
+        state = self._state
+        step_inplace(self.rules, state, np.array([a]), auto_deal=self._auto_deal,
+                     mask=self._mask)
+        seat = self._seat[agent]
+        self._agent_steps[seat] += 1
+        self._game_steps += 1
+        terminated = truncated = False
+        if state.hand_ended[0]:
+            result = outcome(self.rules, state, np.zeros(1, np.int64), self.episode, self.reward)
+            for a_name, r in zip(self.possible_agents, result.rewards[0].tolist()):
+                self.rewards[a_name] = r
+            self._rewarded = True
+            terminated, truncated = bool(result.terminated[0]), bool(result.truncated[0])
+        if (not (terminated or truncated) and self.max_cycles is not None
+                and self._agent_steps[seat] >= self.max_cycles):
+            truncated = True
+        if terminated or truncated:
+            self.terminations = dict.fromkeys(self.agents, terminated)
+            self.truncations = dict.fromkeys(self.agents, truncated)
+            self.infos = {a_name: self._final_info() for a_name in self.agents}
+            self._mask = np.zeros_like(self._mask)
+            self._mask_i8 = np.zeros(self._n_actions, np.int8)
+            self._obs_cache = [None] * self.rules.players
+        else:
+            self._next_turn()
+        if self._rewarded:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: int) -> None:
+        shown = (self._layout.text(action) if 0 <= action < self._n_actions
+                 else f"id {action} (outside 0..{self._n_actions - 1})")
+        if self.illegal_action == "raise":
+            legal = [self._layout.text(i) for i in np.flatnonzero(self._mask[0])]
+            raise ValueError(f"{agent}: illegal action {shown!r}; legal: {legal}")
+        for a_name in self.agents:
+            self.rewards[a_name] = -1.0 if a_name == agent else 0.0
+        self._rewarded = True
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.infos = {a_name: self._final_info() for a_name in self.agents}
+        self.infos[agent]["illegal_action"] = shown
+        self._mask = np.zeros_like(self._mask)
+        self._mask_i8 = np.zeros(self._n_actions, np.int8)
+        self._obs_cache = [None] * self.rules.players
+        self._accumulate_rewards()
+
+    def _final_info(self) -> dict[str, Any]:
+        state = self._state
+        winner = int(state.winner[0])
+        return {
+            "totals": state.totals[0].tolist(),
+            "hand_scores": state.hand_scores[0].tolist(),
+            "winner": self.possible_agents[winner] if winner >= 0 else None,
+            "hands": int(state.hand_number[0]) + 1,
+            "length": self._game_steps,
+        }
+
+    # -- rendering ---------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode "
+                                  "(pass render_mode='ansi' or 'human')")
+            return None
+        text = render_text(self.rules, self._state, 0, self.possible_agents)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

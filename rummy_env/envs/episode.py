@@ -1,0 +1,98 @@
+"""Episodes and rewards: what ends an episode and what it pays, for every env.
+
+Two episode kinds (``episode=``):
+
+=========  ==================================================================
+``game``   a whole game to the target. Terminated when a seat wins;
+           truncated when the game stops at ``max_hands`` with no winner
+           (``state.truncated``). Hands that hit ``max_turns`` are scored as
+           if the stock ran out and the game goes on.
+``hand``   hand 0 of a fresh game, played with ``auto_deal=False``. The
+           episode ends with the hand: truncated if the hand hit the
+           ``max_turns`` guard with nobody going out (RULES.md section 5),
+           terminated otherwise.
+=========  ==================================================================
+
+Three rewards (``reward=``), per seat, paid on the step that causes them:
+
+===============  ============================================================
+``win``          at the end of the episode: +1 to the winner, -1/(P-1) to
+                 every other seat (zero-sum). In ``hand`` episodes the winner
+                 is the seat with the highest hand score, and a tie for it
+                 pays 0 to all. A truncated episode pays 0.
+``points``       at every hand end: each seat's hand score / 100.
+``points_diff``  at every hand end: (own hand score - mean of the other
+                 seats' hand scores) / 100 (zero-sum).
+===============  ============================================================
+
+Everything is batched: ``outcome`` looks at the games ``rows`` after a core step
+and never loops over games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rummy_env.core import Rules, State
+
+POINTS_SCALE = 100.0
+
+
+def auto_deal(episode: str) -> bool:
+    """Whether the core should deal the next hand itself (``game`` episodes)."""
+    return episode == "game"
+
+
+def hand_truncated(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
+    """bool [n]: each game's ended hand stopped at ``max_turns`` (needs ``auto_deal=False``)."""
+    return (state.turn[rows] >= rules.max_turns) & (state.went_out[rows] < 0)
+
+
+@dataclass
+class Outcome:
+    """What a step did to the games ``rows``: n games, P seats (absolute order)."""
+
+    rewards: np.ndarray     # float32 [n, P]
+    terminated: np.ndarray  # bool [n]
+    truncated: np.ndarray   # bool [n]
+    winner: np.ndarray      # int64 [n]  winning seat of a finished episode, -1 none
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.terminated | self.truncated
+
+
+def outcome(rules: Rules, state: State, rows: np.ndarray, episode: str,
+            reward: str) -> Outcome:
+    """Rewards and episode ends of the games ``rows`` after a step.
+
+    Call it for the games whose ``state.hand_ended`` is set: every other game
+    has zero rewards and goes on.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    p = rules.players
+    scores = state.hand_scores[rows].astype(np.float32)
+    if episode == "game":
+        truncated = state.truncated[rows].copy()
+        terminated = state.game_over[rows] & ~truncated
+        winner = np.where(terminated, state.winner[rows], -1).astype(np.int64)
+    else:
+        truncated = hand_truncated(rules, state, rows)
+        terminated = ~truncated
+        best = scores.max(axis=1, keepdims=True)
+        unique_top = (scores == best).sum(axis=1) == 1
+        winner = np.where(terminated & unique_top, scores.argmax(axis=1), -1).astype(np.int64)
+
+    if reward == "win":
+        rewards = np.zeros((rows.size, p), np.float32)
+        won = np.flatnonzero(winner >= 0)
+        rewards[won] = -1.0 / (p - 1)
+        rewards[won, winner[won]] = 1.0
+    elif reward == "points":
+        rewards = scores / POINTS_SCALE
+    else:
+        others_mean = (scores.sum(axis=1, keepdims=True) - scores) / (p - 1)
+        rewards = (scores - others_mean) / POINTS_SCALE
+    return Outcome(rewards.astype(np.float32), terminated, truncated, winner)

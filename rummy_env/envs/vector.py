@@ -1,0 +1,387 @@
+"""Batched environments for trainers: B games stepped together on the core.
+
+``RummyVectorEnv``: self-play. Every game is played by whichever seat must act
+(``state.current_player``); one action per game per step, rewards for every seat.
+
+    env = RummyVectorEnv(Rules(), num_envs=4096, seed=0)
+    obs, mask, seat = env.reset()            # float32 [B,D], bool [B,A], int64 [B]
+    obs, mask, seat, rewards, terminated, truncated, info = env.step(actions)
+    # rewards float32 [B,P] by absolute seat; terminated, truncated bool [B]
+
+``RummySingleAgentVectorEnv``: a ``gymnasium.vector.VectorEnv`` with one learning
+seat per game; the other seats are played, batched, by opponents (an
+``agents.base.Agent`` acting on ``Decision`` batches or a callable
+``(obs [n,D], mask [n,A]) -> actions [n]``; default: uniformly random legal).
+It is the vector entry point of ``gymnasium.make_vec("Rummy500-v0", num_envs=B)``.
+
+**Autoreset: same-step.** A game whose episode ends in a step is replaced by a
+fresh game inside that step: the returned ``obs``/``mask``/``seat`` of that row
+already belong to the new game, and ``info`` holds what the finished game left
+(``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``). New games take the
+next game ids of the run's seed, so a run is a function of (seed, actions).
+
+**info of ``RummyVectorEnv.step``** (k = games whose episode ended this step):
+
+==========================  ==================================================
+``hand_ended``    bool [B]  a hand ended in this game during the step
+``episode``       dict      per finished game, arrays of length k:
+                            ``game`` (row), ``winner`` (seat, -1 none),
+                            ``totals`` [k,P] (``game``: final totals;
+                            ``hand``: the hand's scores), ``length``
+                            (agent-steps), ``hands``, ``truncated``
+``final_obs``     [k,P,D]   each seat's last observation of each finished
+                            game (absolute seat order), for bootstrapping
+==========================  ==================================================
+
+Episodes and rewards (``episode=``, ``reward=``) are those of
+``rummy_env/envs/episode.py``. The hot path has no Python loop over games; a Python
+loop runs only over seats (opponent groups) and action ranges.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from rummy_env.core import (
+    Rules,
+    State,
+    action_layout,
+    init,
+    legal_mask,
+    observation_size,
+    observe,
+    step_inplace,
+)
+
+from .episode import Outcome, auto_deal, outcome
+from .opponents import UniformLegal, as_policy, opponent_list
+from .options import (
+    EPISODES,
+    ILLEGAL_ACTIONS,
+    REWARDS,
+    check_choice,
+    check_seat,
+    resolve_rules,
+    single_spaces,
+)
+
+
+class _Games:
+    """B games of one run: the state, game ids and per-episode counters."""
+
+    def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str) -> None:
+        if num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r} must be >= 1")
+        self.rules, self.num_envs = rules, num_envs
+        self.episode = check_choice("episode", episode, EPISODES)
+        self.reward = check_choice("reward", reward, REWARDS)
+        self.auto_deal = auto_deal(episode)
+        self.state: State | None = None
+
+    def start(self, seed: int) -> None:
+        self.seed = seed
+        self.next_game = self.num_envs
+        self.state = init(self.rules, seed, game_ids=np.arange(self.num_envs))
+        self.length = np.zeros(self.num_envs, np.int64)
+
+    def restart(self, rows: np.ndarray) -> None:
+        """Deal fresh games (the next ids of the run) in ``rows``."""
+        ids = np.arange(self.next_game, self.next_game + rows.size)
+        self.next_game += rows.size
+        self.state.assign(rows, init(self.rules, self.seed, game_ids=ids))
+        self.length[rows] = 0
+
+    def results(self, rows: np.ndarray) -> tuple[np.ndarray, Outcome] | None:
+        """(the games among ``rows`` that just ended a hand, their outcome), or None."""
+        ended = rows[self.state.hand_ended[rows]]
+        if ended.size == 0:
+            return None
+        return ended, outcome(self.rules, self.state, ended, self.episode, self.reward)
+
+    def final_scores(self, rows: np.ndarray) -> np.ndarray:
+        """int32 [k, P]: final totals (``game``) or the hand's scores (``hand``)."""
+        if self.episode == "game":
+            return self.state.totals[rows].copy()
+        return self.state.hand_scores[rows].copy()
+
+
+class RummyVectorEnv:
+    """Self-play over B games; see the module docstring for shapes and ``info``."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, rules: Rules | None = None, num_envs: int = 1, seed: int = 0, *,
+                 reward: str = "win", episode: str = "game", **rule_config: Any) -> None:
+        self.rules = resolve_rules(rules, **rule_config)
+        self.num_envs = num_envs
+        self.num_players = self.rules.players
+        self.observation_size = observation_size(self.rules)
+        self.num_actions = action_layout(self.rules).size
+        self._games = _Games(self.rules, num_envs, episode, reward)
+        self.episode, self.reward = episode, reward
+        self._seed = seed
+        self.timings = dict.fromkeys(("core_step", "outcome_reset", "core_mask", "observe"), 0.0)
+        self.mask: np.ndarray | None = None
+
+    @property
+    def state(self) -> State:
+        """The batch of games (read it; do not modify it)."""
+        return self._games.state
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal B new games: (obs float32 [B,D], mask bool [B,A], seat int64 [B]).
+
+        ``seed`` restarts the run's game ids from 0; without it, the run goes on
+        with its next games (a fresh run seeded at construction on first reset).
+        """
+        if seed is not None:
+            self._seed = seed
+        if seed is not None or self._games.state is None:
+            self._games.start(self._seed)
+        else:
+            self._games.restart(np.arange(self.num_envs))
+        self.mask = legal_mask(self.rules, self.state)
+        seats = self.state.current_player.astype(np.int64)
+        return observe(self.rules, self.state), self.mask, seats
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                 np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per game (for the seat to play); see the module docstring."""
+        if self.mask is None:
+            raise RuntimeError("step: call reset() first")
+        games, rules = self._games, self.rules
+        b, p = self.num_envs, self.num_players
+        t0 = time.perf_counter()
+        step_inplace(rules, games.state, actions, auto_deal=games.auto_deal, mask=self.mask)
+        games.length += 1
+        t1 = time.perf_counter()
+
+        rewards = np.zeros((b, p), np.float32)
+        terminated = np.zeros(b, bool)
+        truncated = np.zeros(b, bool)
+        info: dict[str, Any] = {"hand_ended": games.state.hand_ended.copy()}
+        ended = games.results(np.arange(b))
+        done = np.zeros(0, np.int64)
+        winner = np.zeros(0, np.int64)
+        if ended is not None:
+            rows, result = ended
+            rewards[rows] = result.rewards
+            terminated[rows] = result.terminated
+            truncated[rows] = result.truncated
+            done, winner = rows[result.done], result.winner[result.done]
+        info["episode"] = {
+            "game": done, "winner": winner, "totals": games.final_scores(done),
+            "length": games.length[done].copy(),
+            "hands": games.state.hand_number[done].astype(np.int64) + 1,
+            "truncated": truncated[done].copy(),
+        }
+        info["final_obs"] = np.stack(
+            [observe(rules, games.state, np.full(done.size, s), done) for s in range(p)], axis=1
+        ) if done.size else np.zeros((0, p, self.observation_size), np.float32)
+        if done.size:
+            games.restart(done)
+        t2 = time.perf_counter()
+        self.mask = legal_mask(rules, games.state)
+        t3 = time.perf_counter()
+        obs = observe(rules, games.state)
+        t4 = time.perf_counter()
+        for key, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            self.timings[key] += dt
+        return (obs, self.mask, games.state.current_player.astype(np.int64), rewards, terminated,
+                truncated, info)
+
+
+class RummySingleAgentVectorEnv(VectorEnv):
+    """One learning seat per game against batched opponents (a Gymnasium ``VectorEnv``).
+
+    ``step(actions [B])`` plays each learner's action, then the opponents until
+    every learner must act again. Returns obs float32 [B,D], rewards float32 [B]
+    (the learner's share of everything that happened in the step), terminations,
+    truncations bool [B], and ``info``: ``action_mask`` bool [B,A] always; for
+    games that finished (``_final_obs`` / ``_episode`` bool [B] say which)
+    ``final_obs`` float32 [B,D] (the learner's last view) and ``episode`` =
+    {``r`` return, ``l`` learner steps, ``winner`` seat or -1, ``seat`` the learner's}.
+    Illegal actions: ``illegal_action="penalize"`` (default) ends that game with
+    reward -1; ``"raise"`` raises ``ValueError`` and changes nothing.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, rules: Rules | None = None, *,
+                 opponents: Any = None, seat: int | str = 0, episode: str = "game",
+                 reward: str = "win", illegal_action: str = "penalize",
+                 seed: int | None = None, **rule_config: Any) -> None:
+        self.rules = resolve_rules(rules, **rule_config)
+        p = self.rules.players
+        self.num_envs = num_envs
+        self._games = _Games(self.rules, num_envs, episode, reward)
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.seat_option = check_seat(seat, p)
+        self._layout = action_layout(self.rules)
+        self.single_observation_space, self.single_action_space = single_spaces(self.rules)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
+                                                              num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._rng = np.random.default_rng(seed)
+        self._random = UniformLegal(self._rng)
+        opponents = opponent_list(opponents, self._random, p)
+        policies = {id(o): as_policy(o) for o in opponents}
+        self._policies = [policies[id(o)] for o in opponents]
+        self._one_policy = len(policies) == 1
+        self._mask: np.ndarray | None = None
+
+    # -- API ---------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal B new games and play the opponents up to each learner's first action."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            self._random.rng = self._rng
+        b = self.num_envs
+        self._games.start(int(self._rng.integers(2**63)))
+        self.seat = np.zeros(b, np.int64)
+        self._draw_seats(np.arange(b))
+        self._return = np.zeros(b, np.float32)
+        self._steps = np.zeros(b, np.int64)
+        self._begin_step()
+        self._play_opponents()
+        self._mask = legal_mask(self.rules, self._games.state)
+        return self._observe(), {"action_mask": self._mask.copy()}
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                 np.ndarray, dict[str, Any]]:
+        if self._mask is None:
+            raise RuntimeError("step: call reset() first")
+        b, games = self.num_envs, self._games
+        actions = np.asarray(actions, dtype=np.int64).reshape(b)
+        in_range = (actions >= 0) & (actions < self._layout.size)
+        legal = in_range.copy()
+        legal[in_range] = self._mask[np.flatnonzero(in_range), actions[in_range]]
+        if not legal.all() and self.illegal_action == "raise":
+            g = int(np.flatnonzero(~legal)[0])
+            a = int(actions[g])
+            shown = self._layout.text(a) if in_range[g] else f"id {a}"
+            texts = [self._layout.text(i) for i in np.flatnonzero(self._mask[g])]
+            raise ValueError(f"illegal action in game {g}: {shown!r}; legal: {texts}")
+
+        self._begin_step()
+        self._steps += 1
+        if legal.all():
+            step_inplace(self.rules, games.state, actions, auto_deal=games.auto_deal,
+                         mask=self._mask)
+            stepped = np.arange(b)
+        else:
+            bad = np.flatnonzero(~legal)
+            stepped = np.flatnonzero(legal)
+            sub = games.state.select(stepped)
+            step_inplace(self.rules, sub, actions[stepped], auto_deal=games.auto_deal,
+                         mask=self._mask[stepped])
+            games.state.assign(stepped, sub)
+            self._book(bad, np.full(bad.size, -1.0, np.float32))
+            self._terminated[bad] = True
+            self._finish(bad, np.full(bad.size, -1, np.int64))
+        games.length[stepped] += 1
+        self._collect(stepped)
+        self._play_opponents()
+        self._mask = legal_mask(self.rules, games.state)
+        return (self._observe(), self._reward, self._terminated, self._truncated,
+                self._info())
+
+    def action_masks(self) -> np.ndarray:
+        """bool [B,A]: each learner's legal actions now (sb3-contrib convention)."""
+        return self._mask.copy()
+
+    # -- internals ---------------------------------------------------------------
+    def _begin_step(self) -> None:
+        b = self.num_envs
+        self._reward = np.zeros(b, np.float32)
+        self._terminated = np.zeros(b, bool)
+        self._truncated = np.zeros(b, bool)
+        self._final: dict[str, np.ndarray] | None = None
+
+    def _draw_seats(self, rows: np.ndarray) -> None:
+        if self.seat_option == "random":
+            self.seat[rows] = self._rng.integers(self.rules.players, size=rows.size)
+        else:
+            self.seat[rows] = int(self.seat_option)
+
+    def _observe(self) -> np.ndarray:
+        return observe(self.rules, self._games.state, self.seat)
+
+    def _book(self, rows: np.ndarray, rewards: np.ndarray) -> None:
+        self._reward[rows] += rewards
+        self._return[rows] += rewards
+
+    def _collect(self, rows: np.ndarray) -> None:
+        """Book the learner's rewards of the games ``rows`` after they stepped."""
+        found = self._games.results(rows)
+        if found is None:
+            return
+        ended, result = found
+        self._book(ended, result.rewards[np.arange(ended.size), self.seat[ended]])
+        self._terminated[ended] |= result.terminated
+        self._truncated[ended] |= result.truncated
+        self._finish(ended[result.done], result.winner[result.done])
+
+    def _finish(self, rows: np.ndarray, winner: np.ndarray) -> None:
+        """Record the finished games ``rows`` and deal new games in their place."""
+        if rows.size == 0:
+            return
+        b = self.num_envs
+        if self._final is None:
+            self._final = {
+                "mask": np.zeros(b, bool),
+                "obs": np.zeros((b, self.single_observation_space.shape[0]), np.float32),
+                "r": np.zeros(b, np.float32), "l": np.zeros(b, np.int64),
+                "winner": np.full(b, -1, np.int64), "seat": np.full(b, -1, np.int64),
+            }
+        final = self._final
+        final["mask"][rows] = True
+        final["obs"][rows] = observe(self.rules, self._games.state, self.seat[rows], rows)
+        final["r"][rows] = self._return[rows]
+        final["l"][rows] = self._steps[rows]
+        final["winner"][rows] = winner
+        final["seat"][rows] = self.seat[rows]
+        self._return[rows] = 0.0
+        self._steps[rows] = 0
+        self._games.restart(rows)
+        self._draw_seats(rows)
+
+    def _play_opponents(self) -> None:
+        """Opponents act, batched, until every game waits for its learner."""
+        games, p = self._games, self.rules.players
+        while True:
+            rows = np.flatnonzero(games.state.current_player != self.seat)
+            if rows.size == 0:
+                return
+            sub = games.state.select(rows)
+            mask = legal_mask(self.rules, sub)
+            if self._one_policy:
+                actions = self._policies[0](self.rules, sub, mask)
+            else:
+                actions = np.zeros(rows.size, np.int64)
+                rel = (sub.current_player.astype(np.int64) - self.seat[rows]) % p
+                for k in range(1, p):
+                    group = np.flatnonzero(rel == k)
+                    if group.size:
+                        actions[group] = self._policies[k - 1](
+                            self.rules, sub.select(group), mask[group])
+            step_inplace(self.rules, sub, actions, auto_deal=games.auto_deal, mask=mask)
+            games.state.assign(rows, sub)
+            games.length[rows] += 1
+            self._collect(rows)
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask.copy()}
+        final = self._final
+        if final is not None:
+            info["final_obs"] = final["obs"]
+            info["_final_obs"] = final["mask"]
+            info["episode"] = {key: final[key] for key in ("r", "l", "winner", "seat")}
+            info["_episode"] = final["mask"].copy()
+        return info

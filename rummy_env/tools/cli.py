@@ -1,0 +1,58 @@
+"""The ``rummy500`` command: one entry point, one subcommand per job.
+
+Each subcommand lives in its own module and is imported only when used, so
+``rummy500 --help`` stays fast and a missing optional dependency only affects
+the subcommand that needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module with main(argv), one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("rummy_env.tools.demo", "play one random game and print it move by move"),
+    "bench": ("rummy_env.tools.bench", "measure core throughput (agent-steps/s, hands/s, memory)"),
+    "scenario": ("rummy_env.tools.scenario",
+                 "run a conformance scenario file and print the result"),
+    "difftest": ("rummy_env.tools.differential", "check the vectorized core against the reference"),
+    "eval": ("rummy_env.tools.eval",
+             "arena: win rates with confidence intervals, duplicate deals, ratings"),
+    "train": ("rummy_env.tools.train", "self-play PPO training with TensorBoard logging"),
+    "play": ("rummy_env.tools.play", "play a game in the terminal against bots"),
+    "replay": ("rummy_env.tools.replay", "step through a saved game record"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(
+        prog="rummy500",
+        description="Rummy 500 for reinforcement learning: a vectorized rules-exact engine, "
+        "PettingZoo/Gymnasium environments, baselines, training and evaluation.",
+        epilog="Run 'rummy500 COMMAND --help' for the options of a command.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command not in SUBCOMMANDS:
+        parser.error(f"unknown command {command!r}; choose from {', '.join(SUBCOMMANDS)}")
+    module_name = SUBCOMMANDS[command][0]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name and module_name.startswith(e.name):
+            print(f"rummy500 {command}: not available in this version", file=sys.stderr)
+            return 2
+        raise
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""``rummy500 eval``: play a fair match between agents and report win rates with intervals.
+
+    rummy500 eval --agents sharp casual [random] [ckpt:PATH ...] --games N --players P
+                  --preset NAME --seed S [--duplicate] [--daily] [--out DIR]
+    python -m rummy_env.tools.eval ...      (the same)
+
+Seats rotate so every agent sits in every seat equally often (with more agents
+than seats, every group of P agents plays); the game count is rounded up to
+whole rotations. ``--duplicate`` plays every deal once per seating so the luck
+of the cards cancels, and reports how much that narrows the interval.
+``--daily`` seeds the deals from today's UTC date: everyone who runs it today
+with the same rules and table size gets the same deals. The Markdown table is
+printed; ``--out DIR`` also writes report.json, agents.csv, report.md and
+win_rates.png; ``--record FILE`` appends every game as a replayable JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agents.registry import make_agent
+from eval.arena import play_match
+from eval.report import build_report, markdown, write_report
+from rummy_env.config import parse_overrides
+from rummy_env.core import PRESETS, BatchRecorder, Rules, daily_seed, write_records
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="rummy500 eval",
+        description="Play a fair match between agents (whole games to the target) and report "
+                    "win rates and points per hand with 95% intervals.",
+    )
+    p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
+                   help="agents: random, casual, sharp or ckpt:PATH (at least one)")
+    p.add_argument("--games", type=int, default=200,
+                   help="games to play, rounded up to whole seat rotations (default 200)")
+    p.add_argument("--players", type=int, default=2, help="seats at the table, 2-8 (default 2)")
+    p.add_argument("--preset", default="standard", choices=sorted(PRESETS),
+                   help="rules preset (default standard)")
+    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one rules flag, e.g. --rule target=250 (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    p.add_argument("--duplicate", action="store_true",
+                   help="play every deal once per seating so card luck cancels")
+    p.add_argument("--daily", action="store_true",
+                   help="seed the deals from today's UTC date (overrides --seed)")
+    p.add_argument("--out", metavar="DIR", help="write report.json, agents.csv, report.md, "
+                                                "win_rates.png here")
+    p.add_argument("--record", metavar="FILE",
+                   help="append every game to a JSON-lines file (replay: rummy500 replay FILE)")
+    p.add_argument("--batch-size", type=int, default=1024,
+                   help="games played side by side (default 1024)")
+    p.add_argument("--bootstrap", type=int, default=200,
+                   help="bootstrap resamples for the ratings (default 200)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in[:1] == ["eval"]:  # called as `rummy500 eval ...` with the subcommand kept
+        args_in = args_in[1:]
+    parser = build_parser()
+    args = parser.parse_args(args_in)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    try:
+        rules = Rules.from_dict({"preset": args.preset, "players": args.players,
+                                 **parse_overrides(args.rule)})
+    except ValueError as e:
+        parser.error(str(e))
+    seed, day = (daily_seed() if args.daily else (args.seed, None))
+    try:
+        agents = [make_agent(spec, rules, seed + 1000 * (i + 1))
+                  for i, spec in enumerate(args.agents)]
+    except (ValueError, NotImplementedError) as e:
+        print(f"rummy500 eval: {e}", file=sys.stderr)
+        return 2
+    seen: dict[str, int] = {}
+    for agent, spec in zip(agents, args.agents):  # two copies of one agent get distinct names
+        base = getattr(agent, "name", spec)
+        seen[base] = seen.get(base, 0) + 1
+        if seen[base] > 1 or args.agents.count(spec) > 1:
+            agent.name = f"{base}#{seen[base]}"
+
+    recorder = BatchRecorder(rules, seed) if args.record else None
+    match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
+                       batch_size=args.batch_size, progress=not args.no_progress,
+                       recorder=recorder)
+    if recorder is not None:
+        write_records(args.record, recorder.done)
+        print(f"appended {len(recorder.done)} game records to {args.record}")
+    command = "rummy500 eval " + " ".join(args_in)
+    report = build_report(match, bootstrap=args.bootstrap,
+                          meta={"daily": day, "command": command})
+    print(markdown(report), end="")
+    if args.out:
+        paths = write_report(report, args.out)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
