@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rummy_env.config import rules_from_yaml
 from rummy_env.core import PRESETS, Rules, action_layout
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "rules"
@@ -39,7 +40,7 @@ def test_parse_accepts_loose_forms(text, canonical) -> None:
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
 def test_rules_yaml_matches_its_preset(path) -> None:
-    rules = Rules.from_yaml(path)
+    rules = rules_from_yaml(path)
     assert rules == Rules.from_dict({"preset": path.stem})
 
 

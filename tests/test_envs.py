@@ -143,7 +143,7 @@ def test_illegal_action_raises_or_penalizes() -> None:
     env = rummy_env.env()
     env.reset(seed=0)
     discard = action_layout(Rules()).parse("discard AS")
-    with pytest.raises(ValueError, match="illegal action 'discard AS'; legal: .*draw"):
+    with pytest.raises(ValueError, match="illegal action by player_0: 'discard AS'; legal: .*draw"):
         env.step(discard)
     env = rummy_env.env(illegal_action="penalize")
     env.reset(seed=0)

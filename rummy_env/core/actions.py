@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
+
 from .cards import JOKER, N_CARD_IDS, N_NATURAL, card_text, parse_card
 from .patterns import N_PATTERNS, PATTERN_CARDS, PATTERN_SIZE
 from .rules import Rules
@@ -85,6 +87,30 @@ class ActionLayout:
             ("discard", self.DISCARD, N_CARD_IDS), ("swap", self.SWAP, N_NATURAL),
             ("call", self.CALL, 1), ("pass", self.PASS, 1), ("done", self.DONE, 1),
         ]
+
+    # Checks -----------------------------------------------------------------
+    def legal(self, mask: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """bool [n]: ``actions[i]`` is an id of this layout and legal in ``mask[i]``."""
+        in_range = (actions >= 0) & (actions < self.size)
+        legal = in_range.copy()
+        legal[in_range] = mask[np.flatnonzero(in_range), actions[in_range]]
+        return legal
+
+    def illegal_message(self, action: int, legal_row: np.ndarray, where: str = "") -> str:
+        """The one message for a refused action: what was played and the legal texts.
+
+        >>> ids = action_layout(Rules())
+        >>> row = np.zeros(ids.size, bool); row[ids.DRAW] = True
+        >>> ids.illegal_message(-3, row, " in game 0")
+        "illegal action in game 0: 'id -3 (outside 0..954)'; legal: ['draw']"
+        """
+        legal = [self.text(i) for i in np.flatnonzero(legal_row)]
+        return f"illegal action{where}: {self.describe(action)!r}; legal: {legal}"
+
+    def describe(self, action: int) -> str:
+        """The action's text, or its id and the valid range when it names no action."""
+        a = int(action)
+        return self.text(a) if 0 <= a < self.size else f"id {a} (outside 0..{self.size - 1})"
 
     # Codec ------------------------------------------------------------------
     def text(self, action: int) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .cards import N_NATURAL
@@ -158,16 +157,6 @@ class Rules:
             )
         merged = {**PRESETS[preset], **config}
         return cls(**merged, preset=preset)
-
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> Rules:
-        """Rules from a YAML file of the same keys as ``from_dict``."""
-        import yaml
-
-        data = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"rules: {path} must hold a mapping of rule flags")
-        return cls.from_dict(data)
 
     @classmethod
     def preset_named(cls, name: str, **overrides: Any) -> Rules:

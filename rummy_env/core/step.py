@@ -178,18 +178,11 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
 
 
 def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.ndarray) -> None:
-    in_range = (actions >= 0) & (actions < action_ids.size)
-    legal = np.zeros_like(live)
-    legal[in_range] = mask[np.flatnonzero(in_range), actions[in_range]]
-    bad = np.flatnonzero(live & ~legal)
+    bad = np.flatnonzero(live & ~action_ids.legal(mask, actions))
     if bad.size:
         g = int(bad[0])
-        a = int(actions[g])
-        shown = (action_ids.text(a) if 0 <= a < action_ids.size
-                 else f"id {a} (outside 0..{action_ids.size - 1})")
-        legal_texts = [action_ids.text(i) for i in np.flatnonzero(mask[g])]
         raise ValueError(
-            f"illegal action in game {g}: {shown!r}; legal: {legal_texts}"
+            action_ids.illegal_message(actions[g], mask[g], f" in game {g}")
             + (f" ({bad.size} games had illegal actions)" if bad.size > 1 else "")
         )
 

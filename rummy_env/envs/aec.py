@@ -214,17 +214,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
             self.render()
 
     def _illegal(self, agent: str, action: int) -> None:
-        shown = (self._layout.text(action) if 0 <= action < self._n_actions
-                 else f"id {action} (outside 0..{self._n_actions - 1})")
+        message = self._layout.illegal_message(action, self._mask[0], f" by {agent}")
         if self.illegal_action == "raise":
-            legal = [self._layout.text(i) for i in np.flatnonzero(self._mask[0])]
-            raise ValueError(f"{agent}: illegal action {shown!r}; legal: {legal}")
+            raise ValueError(message)
         for a_name in self.agents:
             self.rewards[a_name] = -1.0 if a_name == agent else 0.0
         self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos = {a_name: self._final_info() for a_name in self.agents}
-        self.infos[agent]["illegal_action"] = shown
+        self.infos[agent]["illegal_action"] = self._layout.describe(action)
         self._mask = np.zeros_like(self._mask)
         self._mask_i8 = np.zeros(self._n_actions, np.int8)
         self._obs_cache = [None] * self.rules.players

@@ -147,15 +147,13 @@ class RummyGymEnv(gym.Env):
         return reward
 
     def _illegal(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        shown = (self._layout.text(action) if 0 <= action < self._layout.size
-                 else f"id {action} (outside 0..{self._layout.size - 1})")
+        message = self._layout.illegal_message(action, self._mask[0])
         if self.illegal_action == "raise":
-            legal = [self._layout.text(i) for i in np.flatnonzero(self._mask[0])]
-            raise ValueError(f"illegal action {shown!r}; legal: {legal}")
+            raise ValueError(message)
         self._done = True
         self._mask = np.zeros_like(self._mask)
         info = self._info()
-        info["illegal_action"] = shown
+        info["illegal_action"] = self._layout.describe(action)
         return self._observation(), -1.0, True, False, info
 
     def _observation(self) -> np.ndarray:

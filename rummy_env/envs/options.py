@@ -4,7 +4,7 @@ All envs (``pettingzoo_env``, ``gym_env``, ``vector``) take their rules the same
 way, in this order of precedence:
 
 * ``rules=Rules(...)``: a ready rules object (nothing else may be given with it);
-* ``rules_file="path.yaml"``: a YAML mapping of rule flags (``Rules.from_yaml``);
+* ``rules_file="path.yaml"``: a YAML mapping of rule flags (``rummy_env.config.rules_from_yaml``);
 * ``preset="web"`` and/or any rule flag as a keyword (``players=3, target=250``),
   read with ``Rules.from_dict``: flags override the preset.
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rummy_env.config import rules_from_yaml
 from rummy_env.core import Rules
 
 EPISODES = ("game", "hand")
@@ -41,7 +42,7 @@ def resolve_rules(rules: Rules | None = None, rules_file: str | Path | None = No
     elif rules_file is not None:
         if preset is not None or flags:
             raise ValueError("rules: give rules_file alone (put preset and flags in the file)")
-        resolved = Rules.from_yaml(rules_file)
+        resolved = rules_from_yaml(rules_file)
     else:
         config = dict(flags)
         if preset is not None:

@@ -259,15 +259,11 @@ class RummySingleAgentVectorEnv(VectorEnv):
             raise RuntimeError("step: call reset() first")
         b, games = self.num_envs, self._games
         actions = np.asarray(actions, dtype=np.int64).reshape(b)
-        in_range = (actions >= 0) & (actions < self._layout.size)
-        legal = in_range.copy()
-        legal[in_range] = self._mask[np.flatnonzero(in_range), actions[in_range]]
+        legal = self._layout.legal(self._mask, actions)
         if not legal.all() and self.illegal_action == "raise":
             g = int(np.flatnonzero(~legal)[0])
-            a = int(actions[g])
-            shown = self._layout.text(a) if in_range[g] else f"id {a}"
-            texts = [self._layout.text(i) for i in np.flatnonzero(self._mask[g])]
-            raise ValueError(f"illegal action in game {g}: {shown!r}; legal: {texts}")
+            raise ValueError(self._layout.illegal_message(actions[g], self._mask[g],
+                                                          f" in game {g}"))
 
         self._begin_step()
         self._steps += 1
