@@ -1,6 +1,7 @@
 """Agents by name: ``make_agent("sharp", rules, seed)`` for the CLI, the arena and training.
 
-Specs: ``random``, ``casual``, ``sharp``, and ``ckpt:PATH`` (a trained torch
+Specs: ``random``, ``casual``, ``sharp``, ``expert`` (with a search budget:
+``expert:worlds=16,horizon=30``, see ``agents.expert``), and ``ckpt:PATH`` (a trained torch
 policy from a checkpoint file (``agents.checkpoint``), played greedily; torch is imported
 only for such specs).
 """
@@ -32,10 +33,17 @@ def _sharp(rules: Rules, seed: int) -> Agent:
     return SharpAgent(rules, seed)
 
 
+def _expert(rules: Rules, seed: int, options: str = "") -> Agent:
+    from agents.expert import make_expert
+
+    return make_expert(options, rules, seed)
+
+
 BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
     "random": _random,
     "casual": _casual,
     "sharp": _sharp,
+    "expert": _expert,
 }
 """Name -> factory(rules, seed) of the built-in agents."""
 
@@ -66,15 +74,31 @@ def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
     return TorchAgent(policy, rules, name=f"ckpt:{path}", greedy=True, seed=seed)
 
 
+def check_spec(spec: str) -> None:
+    """Raise ``ValueError`` (one line) unless ``spec`` names an agent; builds nothing, loads
+    no file (configs check their agent lists with it before any work starts)."""
+    name = spec.strip().lower()
+    if name.startswith("ckpt:"):
+        if not name[len("ckpt:"):]:
+            raise ValueError("ckpt: needs a path, e.g. ckpt:runs/ppo/latest.pt")
+    elif name.startswith("expert:"):
+        from agents.expert import ExpertBudget
+
+        ExpertBudget.parse(spec.strip()[len("expert:"):])
+    elif name not in BUILTIN:
+        raise ValueError(f"unknown agent {spec!r}; known: {sorted(BUILTIN)}, "
+                         "expert:OPTIONS or ckpt:PATH")
+
+
 def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
-    """An agent from its spec: a built-in name or ``ckpt:PATH``."""
+    """An agent from its spec: a built-in name, ``expert:OPTIONS`` or ``ckpt:PATH``."""
     name = spec.strip()
     if name.lower().startswith("ckpt:"):
         path = name[len("ckpt:"):]
         if not path:
             raise ValueError("ckpt: needs a path, e.g. ckpt:runs/ppo/latest.pt")
         return load_checkpoint_agent(path, rules, seed)
-    factory = BUILTIN.get(name.lower())
-    if factory is None:
-        raise ValueError(f"unknown agent {spec!r}; known: {sorted(BUILTIN)} or ckpt:PATH")
-    return factory(rules, seed)
+    if name.lower().startswith("expert:"):
+        return _expert(rules, seed, name[len("expert:"):])
+    check_spec(name)
+    return BUILTIN[name.lower()](rules, seed)

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from agents.registry import check_spec
 from rummy_env.config import parse_overrides
 from rummy_env.core import Rules
 
@@ -85,6 +86,11 @@ class TrainConfig:
             raise ValueError(f"config: reward={self.reward!r}; allowed: points_diff, points, win")
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"config: device={self.device!r}; allowed: auto, cpu, cuda")
+        for spec in [*self.opponents, *self.eval_opponents]:
+            try:
+                check_spec(spec)
+            except ValueError as e:
+                raise ValueError(f"config: opponents: {e}") from None
         for name in ("num_envs", "num_steps", "num_minibatches", "update_epochs", "total_steps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"config: {name} must be >= 1")

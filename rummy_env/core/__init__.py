@@ -76,6 +76,7 @@ from .state import (
 from .step import init, legal_mask, step, step_inplace
 from .table import layoff_fits
 from .view import PlayerView, player_view
+from .worlds import provisional_scores, sample_worlds, unseen_counts
 
 __all__ = [
     "ActionLayout", "BatchRecorder", "Decision", "GameRecord", "JOKER", "KIND_RUN",
@@ -89,6 +90,7 @@ __all__ = [
     "game_keys", "init", "is_int", "layoff_fits", "legal_mask", "legal_texts",
     "lookup_tables", "makeable_melds", "max_melds", "meld_cards", "obs_layout",
     "observation_bounds", "observation_size", "observe", "parse_card", "player_view",
-    "rank_of", "rank_points", "read_records", "replay", "run_allowed", "sample_legal",
+    "provisional_scores", "rank_of", "rank_points", "read_records", "replay", "run_allowed",
+    "sample_legal", "sample_worlds", "unseen_counts",
     "shuffled_decks", "snapshot", "step", "step_inplace", "suit_of", "write_records",
 ]

@@ -1,0 +1,230 @@
+"""Expert: a search player that plays each real choice out in sampled worlds.
+
+For every decision of the batch it asks Sharp (``agents.sharp``) for its
+choice, then, where the choice is one that decides hands (the draw: stock,
+top card, a dig, or ``end``; and the discard), it weighs a few candidates
+against each other:
+
+1. Determinize: ``rummy_env.core.sample_worlds`` deals the cards the seat
+   cannot see (the other seats' unknown cards and the stock) at random,
+   ``worlds`` times, keeping everything the seat sees as seen.
+2. Play out: every (decision, candidate, world) triple starts with the
+   candidate and is played on by a fast copy of Sharp in every seat, all
+   triples of the batch stepping together through the batched core, until the
+   hand ends or ``horizon`` micro-steps have passed.
+3. Score: the seat's hand score minus the mean of the other seats' (the score
+   as if the hand ended now where the horizon cut it), plus ``win_bonus`` when
+   the hand ends the game in the seat's favour (minus it when against). The
+   candidate with the best mean over the worlds is played; the worlds are
+   shared by the candidates, so their luck cancels in the comparison.
+
+Candidates: Sharp's choice first, then the other legal draws (stock, top
+card, shallow digs first, ``end``) or the other discards ranked by a cheap
+prior (loose high cards first, see ``discard_prior``), ``candidates`` in all.
+Melds, lay-offs and the variant actions are Sharp's.
+
+The budget is set in the name: ``expert`` is ``expert:worlds=8,candidates=3,
+horizon=40,win_bonus=100``; any of these can be given, e.g.
+``expert:worlds=32`` or ``expert:worlds=4,horizon=20``. The agent sees only
+the ``Decision`` (mask and the acting seat's view).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.cardsense import card_tables
+from agents.casual import protected_cards
+from agents.sharp import SharpAgent, SharpParams
+from rummy_env.core import (
+    PHASE_DRAW,
+    PHASE_GAME_OVER,
+    PHASE_HAND_OVER,
+    PHASE_PLAY,
+    Decision,
+    PlayerView,
+    Rules,
+    State,
+    action_layout,
+    legal_mask,
+    player_view,
+    provisional_scores,
+    sample_worlds,
+    step_inplace,
+)
+
+ROLLOUT_PARAMS = SharpParams(stock_samples=1, candidates=2)
+"""The rollout copy of Sharp: one stock sample, two meld candidates (about twice as fast)."""
+
+
+@dataclass(frozen=True)
+class ExpertBudget:
+    """How much search each decision gets (set in the agent's name)."""
+
+    worlds: int = 8
+    """Sampled worlds per decision (shared by its candidates)."""
+    candidates: int = 3
+    """Actions compared per decision, Sharp's choice included."""
+    horizon: int = 40
+    """Micro-steps each play-out runs at most before it is scored as it stands."""
+    win_bonus: int = 100
+    """Points added for a hand that ends the game won (taken off for one lost)."""
+    trust: float = 1.0
+    """Standard errors by which a candidate's mean gain must beat Sharp's choice to replace it."""
+
+    LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
+              "win_bonus": (0, 10000), "trust": (0, 10)}
+
+    @classmethod
+    def parse(cls, options: str) -> ExpertBudget:
+        """The budget of ``worlds=16,horizon=30`` (the text after ``expert:``)."""
+        values: dict[str, float] = {}
+        for item in filter(None, (part.strip() for part in options.split(","))):
+            key, eq, text = item.partition("=")
+            key = key.strip().lower()
+            if not eq or key not in cls.LIMITS:
+                raise ValueError(f"expert: bad option {item!r}; options are "
+                                 f"{', '.join(f'{k}=N' for k in cls.LIMITS)}")
+            kind = type(getattr(cls, key))
+            try:
+                value = kind(text.strip())
+            except ValueError:
+                what = "a number" if kind is float else "an integer"
+                raise ValueError(f"expert: {key} must be {what}, got {text.strip()!r}") from None
+            lo, hi = cls.LIMITS[key]
+            if not lo <= value <= hi:
+                raise ValueError(f"expert: {key}={value} is outside {lo}..{hi}")
+            values[key] = value
+        return cls(**values)
+
+    def spec(self) -> str:
+        """The agent name that gives this budget (``expert`` for the default)."""
+        changed = [f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
+                   if getattr(self, f.name) != f.default]
+        return "expert" + (":" + ",".join(changed) if changed else "")
+
+
+def select_view(view: PlayerView, rows: np.ndarray) -> PlayerView:
+    """The view of the decisions ``rows`` only."""
+    return PlayerView(**{f.name: getattr(view, f.name)[rows]
+                         for f in dataclasses.fields(view)})
+
+
+def discard_prior(card_values: np.ndarray, rules: Rules, hand: np.ndarray) -> np.ndarray:
+    """float [n, 53]: how good each card looks to discard (loose cards, high values first)."""
+    return card_values[None, :] - 100.0 * protected_cards(hand, rules)
+
+
+class ExpertAgent:
+    """Determinized search over Sharp's play-outs (see the module docstring)."""
+
+    def __init__(self, rules: Rules, seed: int = 0, budget: ExpertBudget | None = None):
+        self.rules = rules
+        self.budget = budget or ExpertBudget()
+        self.name = self.budget.spec()
+        self.prior = SharpAgent(rules, seed)
+        self.rollout = SharpAgent(rules, seed + 1, ROLLOUT_PARAMS)
+        self.rng = np.random.default_rng([seed, 2])
+        self.layout = action_layout(rules)
+        self.card_values = card_tables(rules).card_values.astype(np.float64)
+
+    def act(self, decision: Decision) -> np.ndarray:
+        action = np.asarray(self.prior.act(decision), np.int64)
+        candidates = self.candidates(decision, action)
+        rows = np.flatnonzero((candidates >= 0).sum(axis=1) >= 2)
+        if rows.size:
+            action[rows] = self.search(decision, rows, candidates[rows])
+        return action
+
+    # ------------------------------------------------------------------ candidates
+    def candidates(self, decision: Decision, chosen: np.ndarray) -> np.ndarray:
+        """int64 [n, C]: actions to compare per decision, Sharp's first, -1 padded."""
+        ids, mask, view = self.layout, decision.mask, decision.view
+        n, c = mask.shape[0], self.budget.candidates
+        out = np.full((n, c), -1, np.int64)
+        out[:, 0] = chosen
+        rank = np.full(mask.shape, -np.inf)
+        drawing = view.phase == PHASE_DRAW
+        draw_ids = np.r_[ids.DRAW, ids.TAKE, ids.END, ids.TAKE + 1: ids.MELD]
+        rank[np.ix_(drawing, draw_ids)] = -np.arange(draw_ids.size, dtype=np.float64)
+        discarding = (view.phase == PHASE_PLAY) & (chosen >= ids.DISCARD) & (chosen < ids.SWAP)
+        if discarding.any():
+            rank[discarding, ids.DISCARD: ids.SWAP] = discard_prior(self.card_values, self.rules,
+                                                                    view.hand[discarding])
+        rank[~mask] = -np.inf
+        rank[np.arange(n), chosen] = -np.inf
+        order = np.argsort(-rank, axis=1, kind="stable")[:, : c - 1]
+        ok = np.take_along_axis(rank, order, axis=1) > -np.inf
+        out[:, 1:] = np.where(ok, order, -1)
+        return out
+
+    # ------------------------------------------------------------------ search
+    def search(self, decision: Decision, rows: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """int64 [r]: the candidate of each decision in ``rows`` with the best mean play-out."""
+        r, c = candidates.shape
+        w = self.budget.worlds
+        view = select_view(decision.view, rows)
+        worlds = sample_worlds(self.rules, view, w, self.rng)
+        row = np.repeat(np.arange(r), c * w)
+        cand = np.tile(np.repeat(np.arange(c), w), r)
+        world = np.tile(np.arange(w), r * c)
+        first = candidates[row, cand]
+        keep = np.flatnonzero(first >= 0)
+        state = worlds.select(row[keep] * w + world[keep])
+        step_inplace(self.rules, state, first[keep], auto_deal=False)
+        value = np.zeros(r * c * w)
+        value[keep] = self.play_out(state, view.seat[row[keep]].astype(np.int64))
+        value = value.reshape(r, c, w)
+        gain = value - value[:, :1]  # paired with Sharp's choice world by world
+        mean = gain.mean(axis=2)
+        spread = gain.std(axis=2) / np.sqrt(max(w - 1, 1))
+        mean[candidates < 0] = -np.inf
+        best = np.argmax(mean, axis=1)
+        at = np.arange(r)
+        sure = mean[at, best] > self.budget.trust * spread[at, best]
+        return candidates[at, np.where(sure, best, 0)]
+
+    def play_out(self, state: State, me: np.ndarray) -> np.ndarray:
+        """float [B]: the value for seat ``me[b]`` of playing game b on to the hand's end."""
+        rules = self.rules
+        value = np.zeros(state.batch_size)
+        index = np.arange(state.batch_size)  # original row of each row still playing
+        for _ in range(self.budget.horizon + 1):
+            over = (state.phase == PHASE_HAND_OVER) | (state.phase == PHASE_GAME_OVER)
+            if over.any():
+                done = np.flatnonzero(over)
+                value[index[done]] = self.score(state, done, me[index[done]], finished=True)
+                live = np.flatnonzero(~over)
+                state, index = state.select(live), index[live]
+            if state.batch_size == 0:
+                return value
+            mask = legal_mask(rules, state)
+            view = player_view(rules, state)
+            actions = self.rollout.act(Decision(rules=rules, mask=mask, view=view))
+            step_inplace(rules, state, actions, auto_deal=False, mask=mask)
+        all_rows = np.arange(state.batch_size)
+        value[index] = self.score(state, all_rows, me[index], finished=False)
+        return value
+
+    def score(self, state: State, rows: np.ndarray, me: np.ndarray, finished: bool) -> np.ndarray:
+        """float [r]: my hand score minus the others' mean, plus the game's win or loss bonus."""
+        p = self.rules.players
+        if finished:
+            scores = state.hand_scores[rows].astype(np.float64)
+        else:
+            scores = provisional_scores(self.rules, state.select(rows)).astype(np.float64)
+        mine = scores[np.arange(rows.size), me]
+        value = mine - (scores.sum(axis=1) - mine) / (p - 1)
+        if finished:
+            winner = state.winner[rows]
+            lost = (winner >= 0) & (winner != me)
+            value += self.budget.win_bonus * ((winner == me) * 1.0 - lost)
+        return value
+
+
+def make_expert(options: str, rules: Rules, seed: int = 0) -> ExpertAgent:
+    """The expert with the budget of ``options`` (the text after ``expert:``; '' = default)."""
+    return ExpertAgent(rules, seed, ExpertBudget.parse(options))
