@@ -25,8 +25,8 @@ from agents.base import Agent
 from rummy_env.core import (
     BatchRecorder,
     Decision,
+    GameStream,
     Rules,
-    init,
     legal_mask,
     player_view,
     step_inplace,
@@ -73,6 +73,8 @@ class MatchResult:
     decisions: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """int64 [k]: decisions each agent made."""
     seconds: float = 0.0
+    agent_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
+    """float64 [k]: seconds each agent spent deciding (its ``act`` calls)."""
 
     @property
     def n_games(self) -> int:
@@ -137,21 +139,20 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     truncated = np.zeros(n_games, bool)
     hands = np.zeros(n_games, np.int64)
     decisions = np.zeros(len(agents), np.int64)
+    agent_seconds = np.zeros(len(agents), np.float64)
     start_time = time.perf_counter()
 
-    width = min(batch_size, n_games)
-    slot_game = np.arange(width)
-    next_game = width
-    state = init(rules, seed, game_ids=deals[:width])
+    stream = GameStream(rules, seed, batch_size, deals)
 
     def record_start(games: np.ndarray) -> None:
         for g in games.tolist():
             recorder.start(g, deals[g], [agents[k].name for k in lineups[g]])
 
     if recorder is not None:
-        record_start(slot_game)
+        record_start(stream.slot_game)
     bar = tqdm(total=n_games, disable=not progress, unit="game", desc="arena", leave=False)
-    while slot_game.size:
+    while stream.slot_game.size:
+        state, slot_game = stream.state, stream.slot_game
         live = ~state.game_over
         if live.any():
             mask = legal_mask(rules, state)
@@ -163,14 +164,16 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                     continue
                 seats = state.current_player[rows]
                 view = player_view(rules, state, seats, rows)
+                asked = time.perf_counter()
                 chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view))
+                agent_seconds[k] += time.perf_counter() - asked
                 actions[rows] = np.asarray(chosen, np.int64).reshape(-1)
                 decisions[k] += rows.size
             if recorder is not None:
                 recorder.actions(slot_game[live], actions[live])
             step_inplace(rules, state, actions, mask=mask)
 
-        done = np.flatnonzero(state.game_over & (slot_game >= 0))
+        done = stream.finished()
         if done.size:
             g = slot_game[done]
             if recorder is not None:
@@ -180,24 +183,14 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
             truncated[g] = state.truncated[done]
             hands[g] = state.hand_number[done].astype(np.int64) + 1
             bar.update(done.size)
-            refill = min(done.size, n_games - next_game)
-            if refill:
-                new_games = np.arange(next_game, next_game + refill)
-                state.assign(done[:refill], init(rules, seed, game_ids=deals[new_games]))
-                slot_game[done[:refill]] = new_games
-                next_game += refill
-                if recorder is not None:
-                    record_start(new_games)
-            slot_game[done[refill:]] = -1
-        # Drop the empty slots once the queue has run dry and they are many.
-        empty = slot_game < 0
-        if empty.any() and next_game >= n_games and empty.sum() * 2 >= slot_game.size:
-            keep = np.flatnonzero(~empty)
-            state = state.select(keep)
-            slot_game = slot_game[keep]
+            new_games = stream.replace(done)
+            if recorder is not None:
+                record_start(new_games)
+        stream.compact()
     bar.close()
     return MatchResult(
         agent_names=[a.name for a in agents], rules=rules, seed=seed, duplicate=False,
         lineups=lineups, deal=deals, totals=totals, winner=winner, truncated=truncated,
         hands=hands, decisions=decisions, seconds=time.perf_counter() - start_time,
+        agent_seconds=agent_seconds,
     )

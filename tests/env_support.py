@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from rummy_env import core
-from rummy_env.core import Rules, State, sample_legal
+from rummy_env.core import GameStream, Rules, State, legal_mask, sample_legal, step_inplace
 
 
 def random_positions(rules: Rules, batch: int, steps: int, every: int,
@@ -17,15 +16,11 @@ def random_positions(rules: Rules, batch: int, steps: int, every: int,
     Finished games are replaced by fresh ones, so every yielded game is live.
     """
     rng = np.random.default_rng(seed)
-    state = core.init(rules, seed, batch)
-    next_game = batch
+    stream = GameStream(rules, seed, batch)
+    state = stream.state
     for t in range(steps):
-        done = np.flatnonzero(state.game_over)
-        if done.size:
-            ids = np.arange(next_game, next_game + done.size)
-            next_game += done.size
-            state.assign(done, core.init(rules, seed, game_ids=ids))
+        stream.replace(stream.finished())
         if t % every == 0:
             yield state.copy()
-        mask = core.legal_mask(rules, state)
-        core.step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
+        mask = legal_mask(rules, state)
+        step_inplace(rules, state, sample_legal(mask, rng), mask=mask)

@@ -169,7 +169,7 @@ def test_cli_end_to_end(tmp_path, capsys):
     out = tmp_path / "report"
     code = main(["eval", "--agents", "casual", "random", "sharp", "--games", "6",
                  "--players", "2", "--preset", "web", "--seed", "4", "--duplicate",
-                 "--rule", "target=150", "--out", str(out), "--no-progress",
+                 "--set", "target=150", "--out", str(out), "--no-progress",
                  "--bootstrap", "20"])
     assert code == 0
     printed = capsys.readouterr().out
@@ -190,7 +190,7 @@ def test_cli_end_to_end(tmp_path, capsys):
 
 def test_cli_two_agents_three_players(tmp_path, capsys):
     code = main(["--agents", "casual", "random", "--games", "6", "--players", "3",
-                 "--seed", "2", "--no-progress", "--rule", "target=100"])
+                 "--seed", "2", "--no-progress", "--set", "target=100"])
     assert code == 0
     assert "Head to head" not in capsys.readouterr().out
 
@@ -216,7 +216,7 @@ def test_cli_plays_a_checkpoint(tmp_path, capsys):
     path = save_checkpoint(tmp_path / "tiny.pt", policy, arch="mlp",
                            arch_kwargs={"hidden": (16,)}, rules=rules, config={},
                            global_step=0)
-    assert main(["--agents", f"ckpt:{path}", "random", "--games", "2", "--rule", "target=100",
+    assert main(["--agents", f"ckpt:{path}", "random", "--games", "2", "--set", "target=100",
                  "--no-progress"]) == 0
     assert f"ckpt:{path}" in capsys.readouterr().out
     # A checkpoint trained for other rules is refused with the reason.

@@ -142,7 +142,7 @@ def test_eval_records_every_game_and_each_replays(tmp_path: Path) -> None:
     from rummy_env.tools.eval import main as eval_main
 
     path = tmp_path / "match.jsonl"
-    code = eval_main(["--agents", "casual", "random", "--games", "4", "--rule", "target=100",
+    code = eval_main(["--agents", "casual", "random", "--games", "4", "--set", "target=100",
                       "--duplicate", "--no-progress", "--record", str(path)])
     assert code == 0
     records = list(read_records(path))

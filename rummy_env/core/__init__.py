@@ -74,12 +74,13 @@ from .state import (
     max_melds,
 )
 from .step import init, legal_mask, step, step_inplace
+from .stream import GameStream
 from .table import layoff_fits
 from .view import PlayerView, player_view
 from .worlds import provisional_scores, sample_worlds, unseen_counts
 
 __all__ = [
-    "ActionLayout", "BatchRecorder", "Decision", "GameRecord", "JOKER", "KIND_RUN",
+    "ActionLayout", "BatchRecorder", "Decision", "GameRecord", "GameStream", "JOKER", "KIND_RUN",
     "KIND_SET", "LAYOFF_DIRECTIONS", "LookupTables", "ModuleType", "N_CARD_IDS", "N_NATURAL",
     "N_PATTERNS", "N_RANKS", "N_RUNS_PER_SUIT", "N_SET_PATTERNS", "N_SUITS", "OBS_VERSION",
     "PATTERN_CARDS", "PATTERN_CONTAINS", "PATTERN_KIND", "PATTERN_SIZE", "PATTERN_START",

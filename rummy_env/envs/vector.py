@@ -48,10 +48,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from rummy_env.core import (
+    GameStream,
     Rules,
     State,
     action_layout,
-    init,
     legal_mask,
     observation_size,
     observe,
@@ -84,16 +84,13 @@ class _Games:
         self.state: State | None = None
 
     def start(self, seed: int) -> None:
-        self.seed = seed
-        self.next_game = self.num_envs
-        self.state = init(self.rules, seed, game_ids=np.arange(self.num_envs))
+        self.stream = GameStream(self.rules, seed, self.num_envs)
+        self.state = self.stream.state
         self.length = np.zeros(self.num_envs, np.int64)
 
     def restart(self, rows: np.ndarray) -> None:
         """Deal fresh games (the next ids of the run) in ``rows``."""
-        ids = np.arange(self.next_game, self.next_game + rows.size)
-        self.next_game += rows.size
-        self.state.assign(rows, init(self.rules, self.seed, game_ids=ids))
+        self.stream.replace(rows)
         self.length[rows] = 0
 
     def results(self, rows: np.ndarray) -> tuple[np.ndarray, Outcome] | None:

@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from rummy_env.config import parse_overrides
-from rummy_env.core import Rules, init, legal_mask, sample_legal, step_inplace
+from rummy_env.core import GameStream, Rules, legal_mask, sample_legal, step_inplace
+from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
 
@@ -29,9 +29,9 @@ def peak_memory_mb() -> float:
 def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> dict:
     """Random legal play through init / legal_mask / step_inplace for ``seconds``."""
     rng = np.random.default_rng(seed)
-    state = init(rules, seed, batch_size)
+    stream = GameStream(rules, seed, batch_size)
+    state = stream.state
     legal_mask(rules, state)  # build the rules' lookup tables outside the timing
-    next_game = batch_size
     steps = hands = 0
     start = time.perf_counter()
     elapsed = 0.0
@@ -40,11 +40,7 @@ def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> 
         step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
         steps += batch_size
         hands += int(state.hand_ended.sum())
-        if state.game_over.any():
-            done = np.flatnonzero(state.game_over)
-            fresh = init(rules, seed, game_ids=np.arange(next_game, next_game + done.size))
-            state.assign(done, fresh)
-            next_game += done.size
+        stream.replace(stream.finished())
         elapsed = time.perf_counter() - start
     return {"what": "core", "preset": rules.preset, "players": rules.players,
             "batch_size": batch_size, "seconds": round(elapsed, 3),
@@ -78,16 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, nargs="+", default=list(DEFAULT_BATCHES),
                         help="batch sizes for core and vector (default: 1 64 1024 4096)")
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
-    parser.add_argument("--preset", default="standard", help="rules preset (standard, web, jokers)")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--set", nargs="*", default=[], metavar="FLAG=VALUE",
-                        help="extra rule flags, e.g. wrap=true")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    add_rules_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        rules = Rules.from_dict({"preset": args.preset, "players": args.players,
-                                 **parse_overrides(args.set)})
+        rules = rules_from_args(parser, args)
     except ValueError as e:
         parser.error(str(e))
     for what in args.what:

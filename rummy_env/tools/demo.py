@@ -7,7 +7,6 @@ import sys
 
 import numpy as np
 
-from rummy_env.config import parse_overrides
 from rummy_env.core import (
     Rules,
     action_layout,
@@ -17,6 +16,7 @@ from rummy_env.core import (
     sample_legal,
     step_inplace,
 )
+from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 def play_demo(rules: Rules, seed: int, out=sys.stdout) -> dict:
@@ -50,14 +50,10 @@ def play_demo(rules: Rules, seed: int, out=sys.stdout) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rummy500 demo", description=__doc__.split("\n")[0])
-    parser.add_argument("--preset", default="standard")
-    parser.add_argument("--players", type=int, default=2)
+    add_rules_arguments(parser)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--set", nargs="*", default=[], metavar="FLAG=VALUE",
-                        help="extra rule flags, e.g. target=250")
     args = parser.parse_args(argv)
-    rules = Rules.from_dict({"preset": args.preset, "players": args.players,
-                             **parse_overrides(args.set)})
+    rules = rules_from_args(parser, args)
     play_demo(rules, args.seed)
     return 0
 

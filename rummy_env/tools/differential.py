@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rummy_env.config import parse_overrides
 from rummy_env.core import Rules, action_layout, init, legal_mask, snapshot, step_inplace
 from rummy_env.reference import ReferenceGame
+from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 @dataclass
@@ -80,17 +80,13 @@ def main(argv: list[str] | None = None) -> int:
         description="Play seeded random games in the vectorized core and the scalar reference "
         "engine side by side and report any disagreement in legal actions or state.",
     )
-    parser.add_argument("--preset", default="standard")
-    parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-hands", type=int, default=3,
                         help="hands per game (keeps random games short; default 3)")
-    parser.add_argument("--set", nargs="*", default=[], metavar="FLAG=VALUE",
-                        help="extra rule flags, e.g. wrap=true discard_required=true")
+    add_rules_arguments(parser)
     args = parser.parse_args(argv)
-    rules = Rules.from_dict({"preset": args.preset, "players": args.players,
-                             "max_hands": args.max_hands, **parse_overrides(args.set)})
+    rules = rules_from_args(parser, args, max_hands=args.max_hands)
     report = run_differential(rules, args.games, args.seed)
     print(f"{report.games} games, {report.hands} hands, {report.steps} steps: "
           f"{len(report.disagreements)} disagreements")

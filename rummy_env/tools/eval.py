@@ -22,8 +22,8 @@ import sys
 from agents.registry import make_agent
 from eval.arena import play_match
 from eval.report import build_report, markdown, write_report
-from rummy_env.config import parse_overrides
-from rummy_env.core import PRESETS, BatchRecorder, Rules, daily_seed, write_records
+from rummy_env.core import BatchRecorder, daily_seed, write_records
+from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,11 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="agents: random, casual, sharp or ckpt:PATH (at least one)")
     p.add_argument("--games", type=int, default=200,
                    help="games to play, rounded up to whole seat rotations (default 200)")
-    p.add_argument("--players", type=int, default=2, help="seats at the table, 2-8 (default 2)")
-    p.add_argument("--preset", default="standard", choices=sorted(PRESETS),
-                   help="rules preset (default standard)")
-    p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                   help="override one rules flag, e.g. --rule target=250 (repeatable)")
+    add_rules_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
     p.add_argument("--duplicate", action="store_true",
                    help="play every deal once per seating so card luck cancels")
@@ -66,11 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(args_in)
     if args.games < 1:
         parser.error("--games must be at least 1")
-    try:
-        rules = Rules.from_dict({"preset": args.preset, "players": args.players,
-                                 **parse_overrides(args.rule)})
-    except ValueError as e:
-        parser.error(str(e))
+    rules = rules_from_args(parser, args)
     seed, day = (daily_seed() if args.daily else (args.seed, None))
     try:
         agents = [make_agent(spec, rules, seed + 1000 * (i + 1))

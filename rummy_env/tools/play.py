@@ -18,7 +18,6 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import Agent
-from rummy_env.config import parse_overrides
 from rummy_env.core import (
     PHASE_NAMES,
     BatchRecorder,
@@ -36,6 +35,7 @@ from rummy_env.core import (
     step_inplace,
     write_records,
 )
+from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 def _cards(counts: np.ndarray) -> str:
@@ -151,19 +151,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", nargs="+", default=["sharp"],
                         help="bots for the other seats, in order (random, casual, sharp, "
                         "ckpt:PATH); repeated if there are more seats")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--preset", default="standard")
-    parser.add_argument("--set", nargs="*", default=[], metavar="FLAG=VALUE",
-                        help="extra rule flags, e.g. target=250")
     parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     parser.add_argument("--daily", action="store_true",
                         help="today's deal: everyone with the same table size gets it")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
     parser.add_argument("--record", metavar="FILE", help="append the game to a JSON-lines file")
+    add_rules_arguments(parser)
     args = parser.parse_args(argv)
+    rules = rules_from_args(parser, args)
     try:
-        rules = Rules.from_dict({"preset": args.preset, "players": args.players,
-                                 **parse_overrides(args.set)})
         if not 0 <= args.seat < rules.players:
             raise ValueError(f"--seat must be in 0..{rules.players - 1}")
         opponents = [make_agent(spec, rules, seed=k) for k, spec in enumerate(args.opponents)]
