@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from env_support import random_positions
 
-from rummy_env.core import observation as obs_module
 from rummy_env.core import (
     N_CARD_IDS,
     OBS_VERSION,
@@ -23,6 +22,7 @@ from rummy_env.core import (
     observe,
     parse_card,
 )
+from rummy_env.core import observation as obs_module
 
 C = N_CARD_IDS
 CONFIGS = [("standard", 2), ("standard", 3), ("web", 2), ("web", 4), ("jokers", 3)]
