@@ -16,6 +16,7 @@ import yaml
 from agents.registry import check_spec
 from rummy_env.config import parse_overrides
 from rummy_env.core import Rules
+from rummy_env.envs.options import REWARDS
 
 
 @dataclass
@@ -42,18 +43,29 @@ class TrainConfig:
     arch_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments of the network, e.g. {hidden: [256, 256]}."""
     learning_rate: float = 3e-4
+    """Adam step size at the start of training."""
     anneal_lr: bool = True
     """Decay the learning rate linearly to 0 over ``total_steps``."""
     gamma: float = 0.995
+    """Discount per decision of the same seat."""
     gae_lambda: float = 0.95
+    """GAE's lambda: bias (0) against variance (1) of the advantages."""
     num_minibatches: int = 4
+    """Minibatches each epoch splits the learner's samples into (equal sizes)."""
     update_epochs: int = 4
+    """Passes over the rollout per update."""
     clip_coef: float = 0.2
+    """PPO's clip range of the probability ratio (and of the value change)."""
     clip_vloss: bool = True
+    """Clip the value loss around the rollout's values, as PPO's reference code does."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus."""
     vf_coef: float = 0.5
+    """Weight of the value loss."""
     max_grad_norm: float = 0.5
+    """Global gradient norm clip."""
     norm_adv: bool = True
+    """Normalize advantages within each minibatch."""
     target_kl: float = 0.0
     """Stop an update's epochs early when the approximate KL passes this (0: never)."""
     self_play: float = 0.5
@@ -63,10 +75,13 @@ class TrainConfig:
     snapshot_every: int = 25
     """Add a frozen copy of the learner to the league every this many updates (0: never)."""
     max_snapshots: int = 5
+    """Snapshots kept in the league; the oldest leaves first."""
     eval_every: int = 10
     """Evaluate against each of ``eval_opponents`` every this many updates (0: never)."""
     eval_games: int = 100
+    """Games against each evaluation opponent (duplicate deals)."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
+    """Agents the learner is evaluated against (agents/registry.py names)."""
     checkpoint_every: int = 10
     """Write ``last.pt`` every this many updates (and at the end)."""
     keep_checkpoints: int = 3
@@ -82,8 +97,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         Rules.from_dict(self.rules)  # fail early, naming the bad key
-        if self.reward not in ("points_diff", "points", "win"):
-            raise ValueError(f"config: reward={self.reward!r}; allowed: points_diff, points, win")
+        if self.reward not in REWARDS:
+            raise ValueError(f"config: reward={self.reward!r}; allowed: {', '.join(REWARDS)}")
         if self.device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"config: device={self.device!r}; allowed: auto, cpu, cuda")
         for spec in [*self.opponents, *self.eval_opponents]:
@@ -97,7 +112,18 @@ class TrainConfig:
 
     @property
     def game_rules(self) -> Rules:
+        """The ``rules`` mapping as a validated ``Rules``."""
         return Rules.from_dict(self.rules)
+
+    @property
+    def batch_per_update(self) -> int:
+        """Agent-steps one rollout collects (``num_envs * num_steps``)."""
+        return self.num_envs * self.num_steps
+
+    @property
+    def num_updates(self) -> int:
+        """Updates of the run: ``total_steps`` in whole rollouts (at least one)."""
+        return max(1, self.total_steps // self.batch_per_update)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

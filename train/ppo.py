@@ -9,7 +9,8 @@ clipped PPO with a masked categorical (illegal actions are never sampled, and
 the stored masks are re-applied when log-probs are recomputed).
 
 Logged to TensorBoard under ``runs/<run_name>/``: ``charts/SPS``,
-``charts/episodic_return``, ``charts/learning_rate``, ``losses/*``,
+``charts/episodic_return``, ``charts/learning_rate``, ``losses/*`` (means over the
+update's minibatches, ``old_approx_kl`` included),
 ``eval/vs_<name>/win_rate`` and ``/points_per_hand``, ``league/*``, and the
 hyperparameters as a text table. Checkpoints: ``last.pt``, ``best.pt`` (best
 mean evaluation win rate) and the last few numbered ones.
@@ -30,7 +31,6 @@ from torch import nn, optim
 from agents.checkpoint import read_checkpoint
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent, build_policy
-from rummy_env.core import Decision, encode, player_view
 from rummy_env.envs.vector import RummyVectorEnv
 
 from .advantages import turn_based_gae
@@ -38,6 +38,8 @@ from .checkpoint import save_checkpoint
 from .config import TrainConfig
 from .evaluation import evaluate
 from .league import SELF, League
+from .run_dir import create_run_dir
+from .seats import SeatControl
 
 
 @dataclass
@@ -55,10 +57,6 @@ def pick_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise ValueError("device=cuda asked for, but torch sees no CUDA device")
     return torch.device(name)
-
-
-def run_name(cfg: TrainConfig) -> str:
-    return f"rummy500__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
 
 
 class Rollout:
@@ -99,8 +97,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     env = RummyVectorEnv(rules, cfg.num_envs, seed=cfg.seed, reward=cfg.reward, episode="game")
     b, p, t_len = cfg.num_envs, rules.players, cfg.num_steps
     obs_dim, n_actions = env.observation_size, env.num_actions
-    batch_per_update = b * t_len
-    num_updates = max(1, cfg.total_steps // batch_per_update)
+    batch_per_update, num_updates = cfg.batch_per_update, cfg.num_updates
 
     policy = build_policy(cfg.arch, rules, obs_dim, n_actions, **cfg.arch_kwargs).to(device)
     optimizer = optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
@@ -120,8 +117,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         global_step = int(payload["global_step"])
         best_score = float(payload["extra"].get("best_score", -1.0))
     else:
-        run_dir = Path(cfg.run_dir) / run_name(cfg)
-    run_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
     writer = SummaryWriter(str(run_dir), purge_step=global_step if resume else None)
     if resume is None:
         table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
@@ -133,22 +129,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                         extra={"optimizer": optimizer.state_dict(), "update": update,
                                "best_score": best_score})
 
-    # ------------------------------------------------------------------ game seating
     obs_np, mask_np, seat = env.reset(seed=cfg.seed)
-    member = league.draw(b, rng)                   # opponent of each game (SELF: self-play)
-    learner_seat = rng.integers(p, size=b)
-
-    def controllers() -> np.ndarray:
-        """int [B]: SELF or the league member acting in each game now."""
-        return np.where((member == SELF) | (seat == learner_seat), SELF, member)
-
-    def learner_seats() -> np.ndarray:
-        """bool [B, P]: seats whose decisions are trained on."""
-        seats = np.arange(p)[None, :] == learner_seat[:, None]
-        return seats | (member == SELF)[:, None]
-
-    last_decision = np.full((b, p), -1, np.int64)  # step of each seat's pending decision
-    episode_return = np.zeros((b, p), np.float32)
+    seating = SeatControl(league, b, p, rng)
     buf = Rollout(t_len, b, obs_dim, n_actions, device)
     last_eval: dict[str, dict[str, float]] = {}
     start_time, start_step = time.time(), global_step
@@ -160,12 +142,12 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             frac = 1.0 - (update - 1.0) / num_updates
             optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
         buf.clear()
-        last_decision[:] = -1  # chains do not cross rollouts: pending ones bootstrap
+        seating.new_rollout()
 
         # -------------------------------------------------------------- rollout
         for t in range(t_len):
             global_step += b
-            actor = controllers()
+            actor = seating.controllers(seat)
             learn = np.flatnonzero(actor == SELF)
             actions = np.zeros(b, np.int64)
             if learn.size:
@@ -180,45 +162,27 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 buf.logprobs[t, learn] = logprob
                 buf.values[t, learn] = value.cpu().numpy()
                 buf.learner[t, learn] = True
-                pending = last_decision[learn, seat[learn]]
-                linked = pending >= 0
-                buf.next_step[pending[linked], learn[linked]] = t
-                last_decision[learn, seat[learn]] = t
+                seating.decide(t, learn, seat[learn], buf.next_step)
             for j in np.unique(actor[actor != SELF]):
                 rows = np.flatnonzero(actor == j)
-                view = player_view(rules, env.state, seat[rows], rows)
-                decision = Decision(rules, mask_np[rows], view, obs_np[rows])
-                actions[rows] = league.agents[j].act(decision)
+                actions[rows] = league.agents[j].act(env.decision(rows, obs_np[rows]))
 
             obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
 
-            # Credit each learner seat's rewards to its pending decision.
-            credited = learner_seats() & (last_decision >= 0)
-            g, s = np.nonzero(credited)
-            buf.rewards[last_decision[g, s], g] += rewards[g, s]
-            episode_return += rewards * learner_seats()
+            seating.credit(rewards, buf.rewards)
             finished = info["episode"]["game"]
             if finished.size:
-                fg, fs = np.nonzero(credited[finished])
-                buf.dones[last_decision[finished[fg], fs], finished[fg]] = True
-                last_decision[finished] = -1
-                returns = episode_return[finished][learner_seats()[finished]]
+                returns = seating.finish(finished, info["episode"]["winner"], buf.dones)
                 writer.add_scalar("charts/episodic_return", float(returns.mean()), global_step)
                 writer.add_scalar("charts/episodic_length",
                                   float(info["episode"]["length"].mean()), global_step)
-                won = info["episode"]["winner"] == learner_seat[finished]
-                league.record(member[finished], won)
-                episode_return[finished] = 0.0
-                member[finished] = league.draw(finished.size, rng)
-                learner_seat[finished] = rng.integers(p, size=finished.size)
 
         # Bootstrap every chain still pending from that seat's current observation.
-        g, s = np.nonzero(last_decision >= 0)
+        g, s = seating.open_chains()
         if g.size:
-            view = player_view(rules, env.state, s, g)
             with torch.no_grad():
-                boot = policy.get_value(torch.as_tensor(encode(rules, view), device=device))
-            buf.bootstrap[last_decision[g, s], g] = boot.cpu().numpy()
+                boot = policy.get_value(torch.as_tensor(env.observations(s, g), device=device))
+            buf.bootstrap[seating.pending[g, s], g] = boot.cpu().numpy()
         advantages, returns = turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step,
                                              buf.bootstrap, buf.learner, cfg.gamma,
                                              cfg.gae_lambda)
@@ -232,8 +196,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         b_returns = torch.as_tensor(returns[ti, bi], device=device)
         b_values = torch.as_tensor(buf.values[ti, bi], device=device)
         n_samples = ti.size
-        clipfracs, approx_kl = [], torch.zeros(())
-        pg_loss = v_loss = entropy_loss = torch.zeros(())
+        # Each minibatch's losses and statistics; the update logs their means.
+        stats: dict[str, list[float]] = {k: [] for k in (
+            "policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac")}
         for _epoch in range(cfg.update_epochs):
             order = torch.randperm(n_samples, device=device)
             # Equal minibatches (no tiny remainder batch with a noisy gradient).
@@ -243,8 +208,10 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 logratio = newlogprob - b_logprobs[mb]
                 ratio = logratio.exp()
                 with torch.no_grad():
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                    stats["old_approx_kl"].append((-logratio).mean().item())
+                    stats["approx_kl"].append(((ratio - 1) - logratio).mean().item())
+                    stats["clipfrac"].append(
+                        ((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
                 mb_adv = b_adv[mb]
                 if cfg.norm_adv and mb.numel() > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
@@ -263,7 +230,10 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 loss.backward()
                 nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
                 optimizer.step()
-            if cfg.target_kl and approx_kl > cfg.target_kl:
+                stats["policy_loss"].append(pg_loss.item())
+                stats["value_loss"].append(v_loss.item())
+                stats["entropy"].append(entropy_loss.item())
+            if cfg.target_kl and stats["approx_kl"][-1] > cfg.target_kl:
                 break
 
         # -------------------------------------------------------------- logging
@@ -274,11 +244,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
         writer.add_scalar("charts/SPS", sps, global_step)
         writer.add_scalar("charts/learner_samples", n_samples, global_step)
-        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
-        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
-        writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
-        writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
-        writer.add_scalar("losses/clipfrac", float(np.mean(clipfracs)), global_step)
+        for name, values in stats.items():
+            writer.add_scalar(f"losses/{name}", float(np.mean(values)), global_step)
         writer.add_scalar("losses/explained_variance", explained_var, global_step)
         for name, rate in league.stats().items():
             writer.add_scalar(f"league/{name}/learner_win_rate", rate, global_step)

@@ -29,34 +29,57 @@ from rummy_env.core import Rules
 
 from .checkpoint import save_checkpoint
 from .config import load_config
+from .run_dir import create_run_dir
 
 
 @dataclass
 class RLlibConfig:
+    """Settings of an RLlib run, loaded like ``TrainConfig`` (YAML plus key=value)."""
+
     exp_name: str = "rllib_selfplay"
+    """Name of the experiment; runs are named ``rummy500__{exp_name}__{seed}__{time}``."""
     seed: int = 1
+    """Seeds RLlib, the deals and the evaluation."""
     rules: dict[str, Any] = field(default_factory=lambda: {"preset": "standard", "players": 2})
+    """Rules of the games (a preset and/or flags, as in configs/rules)."""
     reward: str = "points_diff"
+    """Reward per seat: ``points_diff``, ``points`` or ``win`` (rummy_env/envs/episode.py)."""
     iterations: int = 50
     """RLlib training iterations (``algo.train()`` calls)."""
     hidden: list[int] = field(default_factory=lambda: [256, 128])
+    """Hidden layer sizes of the masked MLP (the project's ``mlp`` network)."""
     num_env_runners: int = 1
+    """RLlib env-runner processes collecting games."""
     num_envs_per_env_runner: int = 4
+    """PettingZoo envs each env runner steps."""
     num_learners: int = 0
+    """Learner processes (0: learn in the driver)."""
     num_gpus_per_learner: float = 0.0
+    """GPUs each learner uses."""
     train_batch_size: int = 4000
+    """Env steps per training iteration."""
     minibatch_size: int = 1000
+    """Samples per SGD minibatch."""
     num_epochs: int = 2
+    """Passes over each training batch."""
     lr: float = 3e-4
+    """Adam step size."""
     gamma: float = 0.995
+    """Discount per step."""
     entropy_coeff: float = 0.01
+    """Weight of the entropy bonus."""
     snapshot_share: float = 0.0
     """Share of seats the frozen snapshot plays (0: pure self-play)."""
     snapshot_every: int = 10
+    """Copy the learner into the frozen snapshot policy every this many iterations."""
     eval_every: int = 10
+    """Evaluate through the arena every this many iterations (0: never)."""
     eval_games: int = 100
+    """Games against each evaluation opponent."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
+    """Agents the learner is evaluated against (agents/registry.py names)."""
     run_dir: str = "runs"
+    """Folder of the runs (TensorBoard events and checkpoints)."""
     address: str = ""
     """Ray cluster address (``ray start --head`` prints it); empty: a local Ray."""
 
@@ -200,8 +223,7 @@ def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
     from .evaluation import evaluate
 
     rules = cfg.game_rules
-    run_dir = Path(cfg.run_dir) / f"rummy500__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
     ray.init(address=cfg.address or None, ignore_reinit_error=True, include_dashboard=False,
              log_to_driver=False)
     writer = SummaryWriter(str(run_dir))

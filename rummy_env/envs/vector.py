@@ -48,6 +48,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from rummy_env.core import (
+    Decision,
     GameStream,
     Rules,
     State,
@@ -55,6 +56,7 @@ from rummy_env.core import (
     legal_mask,
     observation_size,
     observe,
+    player_view,
     step_inplace,
 )
 
@@ -129,6 +131,15 @@ class RummyVectorEnv:
     def state(self) -> State:
         """The batch of games (read it; do not modify it)."""
         return self._games.state
+
+    def decision(self, rows: np.ndarray, observations: np.ndarray | None = None) -> Decision:
+        """What the seat to play in games ``rows`` sees now, as agents take it."""
+        view = player_view(self.rules, self.state, rows=rows)
+        return Decision(self.rules, self.mask[rows], view, observations)
+
+    def observations(self, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """float32 [n, D]: what seat ``seats[i]`` of game ``rows[i]`` observes now."""
+        return observe(self.rules, self.state, seats, rows)
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal B new games: (obs float32 [B,D], mask bool [B,A], seat int64 [B]).
