@@ -33,7 +33,6 @@ for good as the card of that slot (printed ``JK=6H``).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -43,17 +42,19 @@ import numpy as np
 
 from rummy_env.core import (
     JOKER,
+    KIND_SET,
     LAYOFF_DIRECTIONS,
     N_NATURAL,
     N_RANKS,
     N_SUITS,
+    PATTERN_KIND,
     Rules,
     card_id,
     card_text,
     dealer_of_hand,
     game_keys,
-    is_int,
     parse_card,
+    parse_position,
     rank_of,
     rank_points,
     shuffled_decks,
@@ -228,27 +229,15 @@ class ReferenceGame:
 
         Raises ValueError with a one-line reason for a malformed position.
         """
-        rules = Rules.from_dict(position.get("rules", {}))
+        pos = parse_position(position)
         game = cls.__new__(cls)
-        game._start_game(rules, auto_deal=False)
-        players = rules.players
-        if "hands" not in position or len(position["hands"]) != players:
-            raise ValueError(f"position: 'hands' must hold one list per seat ({players} seats)")
-        hands = [_parse_cards(hand) for hand in position["hands"]]
-        stock = _parse_cards(position.get("stock", []))
-        pile = _parse_cards(position.get("discard", []))
-        table = [_parse_table_meld(rules, meld) for meld in position.get("melds", [])]
-        _check_copies(rules, hands + [stock, pile], table)
-        totals = position.get("totals", [0] * players)
-        if len(totals) != players or not all(is_int(t) for t in totals):
-            raise ValueError(f"position: 'totals' must hold {players} integers, got {totals!r}")
-        to_play = position.get("to_play", 0)
-        if not is_int(to_play) or not 0 <= to_play < players:
-            raise ValueError(
-                f"position: 'to_play' must be a seat 0..{players - 1}, got {to_play!r}"
-            )
-        game.totals = list(totals)
-        game._start_hand(0, (to_play - 1) % players, hands, stock, pile, table)
+        game._start_game(pos.rules, auto_deal=False)
+        table = [TableMeld(SET if PATTERN_KIND[m.pattern] == KIND_SET else RUN, list(m.cards),
+                           list(m.by), list(m.jokers)) for m in pos.melds]
+        game.totals = list(pos.totals)
+        players = pos.rules.players
+        game._start_hand(0, (pos.to_play - 1) % players, [list(h) for h in pos.hands],
+                         list(pos.stock), list(pos.discard), table)
         # A seat that laid any card on the table counts as having melded this hand.
         game.melded = [any(seat in m.by for m in table) for seat in range(players)]
         return game
@@ -767,85 +756,3 @@ def _sorted_texts(cards: list[int]) -> list[str]:
     return [card_text(c) for c in sorted(cards)]
 
 
-def _parse_card_text(text: Any) -> int:
-    """Card id of one card text (``JK`` included); ValueError naming the position."""
-    try:
-        return parse_card(text) if isinstance(text, str) else -1
-    except ValueError as exc:
-        raise ValueError(f"position: {exc}") from None
-
-
-def _parse_cards(texts: Any) -> list[int]:
-    """Card ids of a list of card texts (``JK`` for a joker)."""
-    if not isinstance(texts, list):
-        raise ValueError(f"position: expected a list of card texts, got {texts!r}")
-    cards = [_parse_card_text(text) for text in texts]
-    for text, card in zip(texts, cards, strict=True):
-        if not 0 <= card <= JOKER:
-            raise ValueError(f"position: unknown card {text!r}")
-    return cards
-
-
-def _parse_table_meld(rules: Rules, meld: Any) -> TableMeld:
-    """A table meld of the position: its cards (a joker as ``JK=6H``) in print order.
-
-    The cards, jokers read as their declared cards, must be an allowed pattern.
-    """
-    if not isinstance(meld, dict) or "cards" not in meld or "by" not in meld:
-        raise ValueError(f"position: a meld needs 'cards' and 'by', got {meld!r}")
-    texts = meld["cards"]
-    if not isinstance(texts, list):
-        raise ValueError(f"position: a meld's 'cards' must be a list, got {texts!r}")
-    cards, jokers = [], []
-    for text in texts:
-        joker = isinstance(text, str) and text.strip().upper().startswith("JK=")
-        card = _parse_card_text(text.strip()[3:] if joker else text)
-        if not 0 <= card < N_NATURAL:
-            raise ValueError(
-                f"position: table card {text!r} must be a natural card or a declared "
-                "joker such as JK=6H"
-            )
-        cards.append(card)
-        jokers.append(joker)
-    pattern = meld_patterns(rules).get(tuple(cards))
-    if pattern is None:
-        raise ValueError(
-            f"position: meld {texts} is not a valid meld under these rules "
-            "(cards must be in print order)"
-        )
-    by = meld["by"]
-    if (
-        not isinstance(by, list)
-        or len(by) != len(cards)
-        or not all(is_int(s) and 0 <= s < rules.players for s in by)
-    ):
-        raise ValueError(f"position: meld {texts} needs one seat per card in 'by'")
-    return TableMeld(pattern.kind, cards, list(by), jokers)
-
-
-def _check_copies(rules: Rules, groups: list[list[int]], table: list[TableMeld]) -> None:
-    """No natural card more often than there are decks, no more jokers than the deck has.
-
-    In a one-deck game the table also holds each card once: a joker may not be
-    declared as a card already on the table.
-    """
-    counts = Counter(card for group in groups for card in group)
-    for meld in table:
-        counts[JOKER] += sum(meld.jokers)
-        counts.update(c for c, joker in zip(meld.cards, meld.jokers, strict=True) if not joker)
-    for card, count in sorted(counts.items()):
-        limit = rules.n_jokers if card == JOKER else rules.n_decks
-        if count > limit:
-            raise ValueError(
-                f"position: card {card_text(card)} is given {count} times "
-                f"in a game with {limit} of it ({rules.n_decks} deck(s), "
-                f"{rules.jokers} joker(s) per deck)"
-            )
-    if rules.n_decks == 1:
-        on_table = Counter(card for meld in table for card in meld.cards)
-        twice = sorted(card for card, count in on_table.items() if count > 1)
-        if twice:
-            raise ValueError(
-                f"position: {card_text(twice[0])} is on the table twice in a one-deck game "
-                "(a joker may not be declared as a card already on the table)"
-            )

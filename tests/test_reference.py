@@ -25,7 +25,15 @@ from scenario_support import (
     scenario_files,
 )
 
-from rummy_env.core import Rules, card_text, dealer_of_hand, deck_cards, game_keys, shuffled_decks
+from rummy_env.core import (
+    Rules,
+    card_text,
+    dealer_of_hand,
+    deck_cards,
+    from_position,
+    game_keys,
+    shuffled_decks,
+)
 from rummy_env.reference import ReferenceGame
 
 
@@ -107,9 +115,12 @@ BAD_POSITIONS = {
 
 
 @pytest.mark.parametrize("name", BAD_POSITIONS)
-def test_bad_position_raises(name: str) -> None:
+@pytest.mark.parametrize("engine", ["reference", "core"])
+def test_bad_position_raises_in_both_engines(name: str, engine: str) -> None:
+    """Both engines set positions up through one parser, so they refuse the same ones."""
+    set_up = ReferenceGame.from_position if engine == "reference" else from_position
     with pytest.raises(ValueError, match="position"):
-        ReferenceGame.from_position(BAD_POSITIONS[name])
+        set_up(BAD_POSITIONS[name])
 
 
 def test_illegal_action_leaves_state_unchanged() -> None:

@@ -58,7 +58,16 @@ from .patterns import (
     PATTERN_START,
     run_allowed,
 )
-from .position import PositionError, from_position, legal_texts, meld_cards, snapshot
+from .position import (
+    Position,
+    PositionError,
+    TableMeldSpec,
+    from_position,
+    legal_texts,
+    meld_cards,
+    parse_position,
+    snapshot,
+)
 from .records import BatchRecorder, GameRecord, read_records, replay, write_records
 from .rules import PRESETS, Rules, is_int
 from .state import (
@@ -85,7 +94,8 @@ __all__ = [
     "N_PATTERNS", "N_RANKS", "N_RUNS_PER_SUIT", "N_SET_PATTERNS", "N_SUITS", "OBS_VERSION",
     "PATTERN_CARDS", "PATTERN_CONTAINS", "PATTERN_KIND", "PATTERN_SIZE", "PATTERN_START",
     "PHASE_CALL", "PHASE_CALL_PLAY", "PHASE_DRAW", "PHASE_GAME_OVER", "PHASE_HAND_OVER",
-    "PHASE_NAMES", "PHASE_PLAY", "PILE_TOP", "PRESETS", "PlayerView", "PositionError",
+    "PHASE_NAMES", "PHASE_PLAY", "PILE_TOP", "PRESETS", "PlayerView", "Position", "PositionError",
+    "TableMeldSpec", "parse_position",
     "Rules", "State", "action_layout", "bit_masks", "card_id", "card_text", "count_texts",
     "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "from_position",
     "game_keys", "init", "is_int", "layoff_fits", "legal_mask", "legal_texts",

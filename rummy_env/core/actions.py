@@ -156,7 +156,7 @@ class ActionLayout:
                 return self.TAKE + depth - 1
             raise ValueError(f"take depth {depth} is outside 1..{self.max_take}")
         if verb == "meld" and args:
-            return self.MELD + _pattern_of([parse_card(c) for c in args])
+            return self.MELD + pattern_of([parse_card(c) for c in args])
         if verb == "layoff" and len(args) == 2 and args[1].lower() in LAYOFF_DIRECTIONS:
             card = _natural(parse_card(args[0]), text)
             return self.LAYOFF + card * 3 + LAYOFF_DIRECTIONS.index(args[1].lower())
@@ -191,7 +191,7 @@ def _pattern_index() -> dict[tuple[int, ...], int]:
     return index
 
 
-def _pattern_of(cards: list[int]) -> int:
+def pattern_of(cards: list[int]) -> int:
     """The pattern naming exactly these cards (in canonical order, or any unambiguous order)."""
     if any(c == JOKER for c in cards):
         raise ValueError("a meld names the cards it makes: write the card a joker stands for")

@@ -10,122 +10,185 @@ the differential test compares it with the reference engine's.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
 import numpy as np
 
-from .actions import _pattern_of, action_layout
+from .actions import action_layout, pattern_of
 from .cards import JOKER, N_RANKS, card_text, count_texts, parse_card
 from .lookup import lookup_tables
-from .patterns import KIND_RUN, KIND_SET, PATTERN_KEY, PATTERN_KIND, PATTERN_SIZE, PATTERN_START
-from .rules import Rules
-from .state import PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES, State, empty_state
+from .patterns import (
+    KIND_RUN,
+    KIND_SET,
+    PATTERN_CARDS,
+    PATTERN_KEY,
+    PATTERN_KIND,
+    PATTERN_SIZE,
+    PATTERN_START,
+)
+from .rules import Rules, is_int
+from .state import PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES, State, empty_state, max_melds
 from .step import legal_mask
+
+MAX_TOTAL = 1_000_000
+"""Largest running total a position may give (far past any target; the state holds int32)."""
 
 
 class PositionError(ValueError):
     """A position that cannot be set up (unknown card, a card too many, a bad meld...)."""
 
 
-def _cards(texts: Any, where: str) -> list[int]:
-    if not isinstance(texts, list):
-        raise PositionError(f"{where} must be a list of card texts")
-    try:
-        return [parse_card(str(t)) for t in texts]
-    except ValueError as e:
-        raise PositionError(f"{where}: {e}") from None
+@dataclass(frozen=True)
+class TableMeldSpec:
+    """One meld of a position: the card each slot stands for, in print order."""
+
+    pattern: int
+    cards: list[int]     # declared cards (a joker's slot holds the card it stands for)
+    jokers: list[bool]   # the slot holds a joker
+    by: list[int]        # seat that laid each card
 
 
-def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
-    """(rules, one-game State) for a scenario position, at ``to_play``'s draw step."""
+@dataclass(frozen=True)
+class Position:
+    """A scenario position, parsed and checked: what both engines set up from."""
+
+    rules: Rules
+    hands: list[list[int]]
+    stock: list[int]     # top first
+    discard: list[int]   # oldest first
+    melds: list[TableMeldSpec]
+    totals: list[int]
+    to_play: int
+
+
+def parse_position(position: Any) -> Position:
+    """The position of a scenario file (``conformance/README.md``), every part checked.
+
+    Raises ``PositionError`` with a one-line reason starting ``position:``.
+    """
     if not isinstance(position, dict):
-        raise PositionError("a position must be a JSON object")
+        _fail("a position must be a JSON object")
     try:
         rules = Rules.from_dict(position.get("rules", {}))
     except ValueError as e:
-        raise PositionError(str(e)) from None
+        _fail(str(e))
     p = rules.players
     hands = position.get("hands")
     if not isinstance(hands, list) or len(hands) != p:
-        raise PositionError(f"hands must hold one list per seat ({p} seats)")
+        _fail(f"'hands' must hold one list per seat ({p} seats)")
     hand_cards = [_cards(h, f"hands[{i}]") for i, h in enumerate(hands)]
     stock = _cards(position.get("stock", []), "stock")
     discard = _cards(position.get("discard", []), "discard")
     melds = position.get("melds", [])
     if not isinstance(melds, list):
-        raise PositionError("melds must be a list")
+        _fail("'melds' must be a list")
+    if len(melds) > max_melds(rules):
+        _fail(f"{len(melds)} melds: a table holds at most {max_melds(rules)}")
+    table = [_table_meld(rules, i, meld) for i, meld in enumerate(melds)]
+    _check_copies(rules, [c for h in hand_cards for c in h] + stock + discard, table)
+    totals = position.get("totals", [0] * p)
+    if not (isinstance(totals, list) and len(totals) == p
+            and all(is_int(x) and abs(x) <= MAX_TOTAL for x in totals)):
+        _fail(f"'totals' must hold {p} integers within +-{MAX_TOTAL:,}, got {totals!r}")
+    to_play = position.get("to_play", 0)
+    if not (is_int(to_play) and 0 <= to_play < p):
+        _fail(f"'to_play' must be a seat 0..{p - 1}, got {to_play!r}")
+    return Position(rules, hand_cards, stock, discard, table, list(totals), to_play)
 
+
+def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
+    """(rules, one-game State) for a scenario position, at ``to_play``'s draw step."""
+    pos = parse_position(position)
+    rules, p = pos.rules, pos.rules.players
     state = empty_state(rules, 1)
-    table_cards: list[int] = []
-    for i, meld in enumerate(melds):
-        table_cards += _place_meld(rules, state, i, meld)
-    _check_copies(rules, [c for h in hand_cards for c in h] + stock + discard + table_cards)
-
-    for seat, cards in enumerate(hand_cards):
+    for index, meld in enumerate(pos.melds):
+        _place_meld(state, index, meld)
+    for seat, cards in enumerate(pos.hands):
         for c in cards:
             state.hand[0, seat, c] += 1
         state.hand_size[0, seat] = len(cards)
-    state.stock[0, : len(stock)] = stock[::-1]
-    state.stock_size[0] = len(stock)
-    state.pile[0, : len(discard)] = discard
-    state.pile_size[0] = len(discard)
-    state.n_melds[0] = len(melds)
+    state.stock[0, : len(pos.stock)] = pos.stock[::-1]
+    state.stock_size[0] = len(pos.stock)
+    state.pile[0, : len(pos.discard)] = pos.discard
+    state.pile_size[0] = len(pos.discard)
+    state.n_melds[0] = len(pos.melds)
     state.melded[0] = [(state.meld_by[0] == seat).any() for seat in range(p)]
-
-    totals = position.get("totals", [0] * p)
-    if not (isinstance(totals, list) and len(totals) == p
-            and all(isinstance(x, int) for x in totals)):
-        raise PositionError(f"totals must be {p} integers")
-    state.totals[0] = totals
-    to_play = position.get("to_play", 0)
-    if not (isinstance(to_play, int) and 0 <= to_play < p):
-        raise PositionError(f"to_play must be a seat in 0..{p - 1}")
-    state.current_player[0] = to_play
-    state.dealer[0] = (to_play - 1) % p
+    state.totals[0] = pos.totals
+    state.current_player[0] = pos.to_play
+    state.dealer[0] = (pos.to_play - 1) % p
     return rules, state
 
 
-def _place_meld(rules: Rules, state: State, index: int, meld: Any) -> list[int]:
-    where = f"melds[{index}]"
-    if not isinstance(meld, dict) or "cards" not in meld:
-        raise PositionError(f"{where} must be an object with 'cards' and 'by'")
-    texts = meld["cards"]
-    if not isinstance(texts, list):
-        raise PositionError(f"{where}.cards must be a list")
-    jokers = [str(t).upper().startswith("JK=") for t in texts]
-    cards = _cards([str(t)[3:] if j else t for t, j in zip(texts, jokers)], f"{where}.cards")
-    if JOKER in cards:
-        raise PositionError(f"{where}: a joker on the table is written JK=<card>, e.g. JK=6H")
-    by = meld.get("by", [])
-    if not (isinstance(by, list) and len(by) == len(cards)
-            and all(isinstance(s, int) and 0 <= s < rules.players for s in by)):
-        raise PositionError(f"{where}.by must give a seat in 0..{rules.players - 1} for each card")
+def _fail(reason: str) -> NoReturn:
+    raise PositionError(f"position: {reason}")
+
+
+def _cards(texts: Any, where: str) -> list[int]:
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        _fail(f"{where} must be a list of card texts")
     try:
-        pattern = _pattern_of(cards)
+        return [parse_card(t) for t in texts]
     except ValueError as e:
-        raise PositionError(f"{where}: {e}") from None
-    if not lookup_tables(rules).allowed[pattern]:
-        raise PositionError(f"{where}: {' '.join(texts)} is not a meld under these rules")
+        _fail(f"{where}: {e}")
+
+
+def _table_meld(rules: Rules, index: int, meld: Any) -> TableMeldSpec:
+    where = f"melds[{index}]"
+    if not isinstance(meld, dict) or "cards" not in meld or "by" not in meld:
+        _fail(f"{where} must be an object with 'cards' and 'by'")
+    texts = meld["cards"]
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        _fail(f"{where}.cards must be a list of card texts")
+    jokers = [t.strip().upper().startswith("JK=") for t in texts]
+    cards = _cards([t.strip()[3:] if j else t for t, j in zip(texts, jokers)], f"{where}.cards")
+    if JOKER in cards:
+        _fail(f"{where}: a joker on the table is written JK=<card>, e.g. JK=6H")
+    by = meld["by"]
+    if not (isinstance(by, list) and len(by) == len(cards)
+            and all(is_int(s) and 0 <= s < rules.players for s in by)):
+        _fail(f"{where}.by must give a seat in 0..{rules.players - 1} for each card")
+    try:
+        pattern = pattern_of(cards)
+    except ValueError as e:
+        _fail(f"{where}: {e}")
+    printed = PATTERN_CARDS[pattern, : PATTERN_SIZE[pattern]].tolist()
+    if cards != printed or not lookup_tables(rules).allowed[pattern]:
+        _fail(f"{where}: {' '.join(texts)} is not a meld under these rules "
+              "(cards in print order)")
+    return TableMeldSpec(pattern, cards, jokers, list(by))
+
+
+def _check_copies(rules: Rules, loose: list[int], table: list[TableMeldSpec]) -> None:
+    """No card more often than the decks hold; one deck: no card twice on the table
+    (a joker may not stand for a card already there)."""
+    counts = Counter(loose)
+    for meld in table:
+        counts.update(JOKER if j else c for c, j in zip(meld.cards, meld.jokers))
+    for card, count in sorted(counts.items()):
+        limit = rules.n_jokers if card == JOKER else rules.n_decks
+        if count > limit:
+            _fail(f"card {card_text(card)} is given {count} times in a game with {limit} of it "
+                  f"({rules.n_decks} deck(s), {rules.jokers} joker(s) per deck)")
+    if rules.n_decks == 1:
+        shown = Counter(c for meld in table for c in meld.cards)
+        twice = sorted(c for c, count in shown.items() if count > 1)
+        if twice:
+            _fail(f"{card_text(twice[0])} is on the table twice in a one-deck game "
+                  "(a joker may not stand for a card already on the table)")
+
+
+def _place_meld(state: State, index: int, meld: TableMeldSpec) -> None:
+    pattern = meld.pattern
     state.meld_kind[0, index] = PATTERN_KIND[pattern]
     state.meld_key[0, index] = PATTERN_KEY[pattern]
     state.meld_start[0, index] = PATTERN_START[pattern]
     state.meld_len[0, index] = PATTERN_SIZE[pattern]
     is_set = PATTERN_KIND[pattern] == KIND_SET
-    for card, seat, joker in zip(cards, by, jokers):
+    for card, seat, joker in zip(meld.cards, meld.by, meld.jokers):
         slot = card // N_RANKS if is_set else card % N_RANKS
         state.meld_by[0, index, slot] = seat
         state.meld_joker[0, index, slot] = joker
-    return [JOKER if j else c for c, j in zip(cards, jokers)]
-
-
-def _check_copies(rules: Rules, cards: list[int]) -> None:
-    for card, count in Counter(cards).items():
-        limit = rules.n_jokers if card == JOKER else rules.n_decks
-        if count > limit:
-            raise PositionError(
-                f"card {card_text(card)} appears {count} times; "
-                f"the deck(s) hold {limit} (decks={rules.n_decks})"
-            )
 
 
 # ----------------------------------------------------------------------------- snapshots
