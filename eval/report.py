@@ -56,6 +56,7 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
             "mean_total": float((points[played, a] / seats_of[played, a]).mean())
             if played.any() else float("nan"),
             "decisions": int(match.decisions[a]) if match.decisions.size else 0,
+            "ms_per_decision": _per_decision_ms(match, a),
             # The win rate of an agent no better than the others: its share of the seats.
             "even_rate": float((seats_of[played, a] / match.lineups.shape[1]).mean())
             if played.any() else float("nan"),
@@ -110,6 +111,13 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
     return report
 
 
+def _per_decision_ms(match: MatchResult, agent: int) -> float:
+    """Mean milliseconds the agent took per decision (nan when it was not timed)."""
+    if match.agent_seconds.size == 0 or match.decisions[agent] == 0:
+        return float("nan")
+    return 1000.0 * float(match.agent_seconds[agent]) / int(match.decisions[agent])
+
+
 # ----------------------------------------------------------------------------- writers
 def _pct(x: float) -> str:
     return "nan" if x != x else f"{100 * x:.1f}%"
@@ -133,14 +141,16 @@ def markdown(report: dict) -> str:
         + f", {meta['mean_hands']:.1f} hands per game, {meta['truncated']} truncated, "
         f"{meta['seconds']:.0f} s",
         "",
-        "| agent | games | wins | win rate | 95% CI | points/hand | 95% CI |",
-        "| --- | ---: | ---: | ---: | --- | ---: | --- |",
+        "| agent | games | wins | win rate | 95% CI | points/hand | 95% CI | ms/decision |",
+        "| --- | ---: | ---: | ---: | --- | ---: | --- | ---: |",
     ]
     for a in report["agents"]:
+        ms = a.get("ms_per_decision", float("nan"))
         lines.append(
             f"| {a['agent']} | {a['games']} | {a['wins']} | {_pct(a['win_rate'])} | "
             f"{_pct(a['win_lo'])} - {_pct(a['win_hi'])} | {_num(a['points_per_hand'])} | "
-            f"{_num(a['points_lo'])} - {_num(a['points_hi'])} |")
+            f"{_num(a['points_lo'])} - {_num(a['points_hi'])} | "
+            + ("nan" if ms != ms else f"{ms:.2f}") + " |")
     if meta["duplicate"]:
         lines += ["", "Duplicate deals: the win-rate interval counting each deal's seatings "
                   "together (Wilson with n / design effect), against the Wilson interval of as "
@@ -175,7 +185,8 @@ def markdown(report: dict) -> str:
 
 
 CSV_FIELDS = ("agent", "games", "wins", "win_rate", "win_lo", "win_hi", "points_per_hand",
-              "points_lo", "points_hi", "hands", "mean_total", "decisions", "even_rate")
+              "points_lo", "points_hi", "hands", "mean_total", "decisions", "ms_per_decision",
+              "even_rate")
 
 
 def write_csv(report: dict, path: Path) -> None:
@@ -242,13 +253,18 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
+def to_json(report: dict) -> str:
+    """The report as indented JSON text (numpy numbers made plain, non-finite ones null)."""
+    return json.dumps(_jsonable(report), indent=2) + "\n"
+
+
 def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
     """Write report.json, agents.csv, report.md and win_rates.png; their paths by kind."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "report.json", "csv": out / "agents.csv", "md": out / "report.md",
              "png": out / "win_rates.png"}
-    paths["json"].write_text(json.dumps(_jsonable(report), indent=2) + "\n")
+    paths["json"].write_text(to_json(report))
     write_csv(report, paths["csv"])
     paths["md"].write_text(markdown(report))
     plot_win_rates(report, paths["png"])

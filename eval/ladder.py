@@ -1,0 +1,84 @@
+"""The rating ladder: a round robin of agents, rated on one Elo scale.
+
+``play_ladder`` seats every group of P agents (every pairing at two seats;
+with no more agents than seats, all of them at one table) for about ``games``
+duplicate games each, so the luck of the cards cancels, and builds the match
+report of ``eval.report`` (win rates, the head-to-head table, Bradley-Terry
+ratings with bootstrap intervals). On top it adds the ladder itself: the
+agents in rating order with their decisions per second. ``ladder_markdown``
+and ``write_ladder`` print it and write it (``ladder.json``, ``ladder.csv``,
+``ladder.md``).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.base import Agent
+from eval.arena import play_match
+from eval.report import build_report, markdown, to_json
+from rummy_env.core import Rules
+
+DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
+"""The agents every ladder holds unless told otherwise, weakest first."""
+
+LADDER_FIELDS = ("rank", "agent", "rating", "rating_lo", "rating_hi", "games", "win_rate",
+                 "decisions_per_s")
+
+
+def ladder_games(n_agents: int, players: int, games: int) -> int:
+    """Games in all, so that each table group (a pairing at two seats) plays about ``games``."""
+    groups = math.comb(n_agents, players) if n_agents > players else 1
+    return games * groups
+
+
+def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
+                batch_size: int = 1024, bootstrap: int = 200, progress: bool = True,
+                meta: dict | None = None) -> dict:
+    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order."""
+    if len(agents) < 3:
+        raise ValueError("a ladder needs at least three agents")
+    total = ladder_games(len(agents), rules.players, games)
+    match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
+                       progress=progress)
+    report = build_report(match, bootstrap=bootstrap, meta=meta)
+    by_name = {a["agent"]: a for a in report["agents"]}
+    order = sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"])
+    report["ladder"] = [
+        {"rank": i + 1, "agent": name, "rating": r["rating"], "rating_lo": r["lo"],
+         "rating_hi": r["hi"], "games": by_name[name]["games"],
+         "win_rate": by_name[name]["win_rate"],
+         "decisions_per_s": 1000.0 / by_name[name]["ms_per_decision"]}
+        for i, (name, r) in enumerate(order)
+    ]
+    return report
+
+
+def ladder_markdown(report: dict) -> str:
+    """The ladder table (rating order), then the full match report."""
+    lines = ["## Ladder", "",
+             "| rank | agent | rating | 95% CI | games | win rate | decisions/s |",
+             "| ---: | --- | ---: | --- | ---: | ---: | ---: |"]
+    for row in report["ladder"]:
+        lines.append(
+            f"| {row['rank']} | {row['agent']} | {row['rating']:.0f} | "
+            f"{row['rating_lo']:.0f} - {row['rating_hi']:.0f} | {row['games']} | "
+            f"{100 * row['win_rate']:.1f}% | {row['decisions_per_s']:.0f} |")
+    return "\n".join(lines) + "\n\n" + markdown(report)
+
+
+def write_ladder(report: dict, out_dir: str | Path) -> list[Path]:
+    """Write ladder.json (everything), ladder.csv (the ladder rows) and ladder.md; their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "ladder.json", out / "ladder.csv", out / "ladder.md"]
+    paths[0].write_text(to_json(report))
+    with open(paths[1], "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=LADDER_FIELDS)
+        writer.writeheader()
+        writer.writerows(report["ladder"])
+    paths[2].write_text(ladder_markdown(report))
+    return paths

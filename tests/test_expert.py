@@ -1,0 +1,193 @@
+"""The expert search player, the world sampler it stands on, and the rating ladder.
+
+Tiny budgets and few games: these check the contract (legal choices, no
+peeking, consistent worlds, the ladder's files and errors), never strength.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.expert import ExpertAgent, ExpertBudget
+from agents.registry import make_agent
+from rummy_env.core import (
+    N_CARD_IDS,
+    PHASE_DRAW,
+    PHASE_PLAY,
+    Decision,
+    Rules,
+    State,
+    init,
+    legal_mask,
+    player_view,
+    sample_legal,
+    sample_worlds,
+    step_inplace,
+)
+from tests.test_agents import redeal_hidden
+from train.config import TrainConfig
+
+TINY = "expert:worlds=2,candidates=2,horizon=6"
+
+
+def positions(rules: Rules, n: int, seed: int, last_step: int = 120) -> State:
+    """n positions at draw or play decisions, each game of random play stopped at a random step."""
+    rng = np.random.default_rng(seed)
+    state = init(rules, seed, n)
+    stop = rng.integers(4, last_step, n)
+    snap = state.copy()
+    for t in range(last_step):
+        at = np.flatnonzero((stop <= t) & np.isin(state.phase, (PHASE_DRAW, PHASE_PLAY)))
+        snap.assign(at, state.select(at))
+        stop[at] = last_step + 1
+        step_inplace(rules, state, sample_legal(legal_mask(rules, state), rng))
+    return snap
+
+
+def decide(rules: Rules, state: State, agent) -> np.ndarray:
+    return agent.act(Decision(rules, legal_mask(rules, state), player_view(rules, state)))
+
+
+# ----------------------------------------------------------------------------- the spec
+def test_spec_sets_the_budget():
+    rules = Rules()
+    assert make_agent("expert", rules).budget == ExpertBudget()
+    agent = make_agent("expert:worlds=16, horizon=30", rules)
+    assert (agent.budget.worlds, agent.budget.horizon) == (16, 30)
+    assert agent.name == "expert:worlds=16,horizon=30"
+    assert make_agent("expert:trust=0.5", rules).budget.trust == 0.5
+
+
+@pytest.mark.parametrize("spec, reason", [
+    ("expert:worlds=0", "outside"),
+    ("expert:worlds=many", "integer"),
+    ("expert:depth=3", "bad option"),
+    ("expert:worlds", "bad option"),
+    ("expert:trust=x", "number"),
+])
+def test_bad_specs_say_why_in_one_line(spec, reason):
+    with pytest.raises(ValueError, match=reason) as e:
+        make_agent(spec, Rules())
+    assert "\n" not in str(e.value)
+
+
+def test_training_accepts_the_expert_as_an_opponent():
+    cfg = TrainConfig(opponents=["sharp", "expert:worlds=2"], eval_opponents=["expert:worlds=2"])
+    assert cfg.eval_opponents == ["expert:worlds=2"]
+    with pytest.raises(ValueError, match="expert"):
+        TrainConfig(eval_opponents=["expert:worlds=-1"])
+
+
+# ----------------------------------------------------------------------------- legality
+@pytest.mark.parametrize("preset, players", [
+    ("standard", 2), ("standard", 4), ("web", 2), ("web", 3), ("jokers", 2), ("jokers", 4),
+])
+def test_every_choice_is_legal(preset, players):
+    rules = Rules.from_dict({"preset": preset, "players": players})
+    state = positions(rules, 48, seed=players)
+    agent = make_agent(TINY, rules, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(12):  # the batch plays on, so later decisions and call windows come too
+        mask = legal_mask(rules, state)
+        live = np.flatnonzero(mask.any(axis=1))
+        actions = np.zeros(state.batch_size, np.int64)
+        chosen = agent.act(Decision(rules, mask[live], player_view(rules, state, rows=live)))
+        assert mask[live, chosen].all()
+        actions[live] = chosen
+        step_inplace(rules, state, actions)
+        rng.random()
+
+
+# ----------------------------------------------------------------------------- no peeking
+@pytest.mark.parametrize("preset, players", [("standard", 2), ("standard", 3), ("jokers", 3)])
+def test_expert_does_not_peek_at_hidden_cards(preset, players):
+    rules = Rules.from_dict({"preset": preset, "players": players})
+    state = positions(rules, 32, seed=11)
+    other = redeal_hidden(rules, state, np.random.default_rng(5))
+    assert not np.array_equal(other.hand, state.hand) or not np.array_equal(
+        other.stock, state.stock)
+    a = decide(rules, state, make_agent(TINY, rules, seed=4))
+    b = decide(rules, other, make_agent(TINY, rules, seed=4))
+    assert np.array_equal(a, b)
+
+
+# ----------------------------------------------------------------------------- worlds
+@pytest.mark.parametrize("preset, players", [
+    ("standard", 2), ("standard", 3), ("standard", 4), ("web", 5), ("standard", 6),
+    ("jokers", 2), ("jokers", 5),
+])
+def test_sampled_worlds_agree_with_the_view(preset, players):
+    rules = Rules.from_dict({"preset": preset, "players": players})
+    state = positions(rules, 24, seed=players + 7)
+    view = player_view(rules, state)
+    w = 3
+    worlds = sample_worlds(rules, view, w, np.random.default_rng(1))
+    assert worlds.batch_size == 24 * w
+    again = player_view(rules, worlds, np.repeat(view.seat, w))
+    for f in dataclasses.fields(view):  # everything the seat sees, exactly as seen
+        assert np.array_equal(np.repeat(getattr(view, f.name), w, axis=0),
+                              getattr(again, f.name)), f.name
+    # Every card of the deck in exactly one place.
+    place = worlds.hand.sum(axis=1).astype(np.int64)
+    b = np.arange(worlds.batch_size)
+    for cards, size in ((worlds.stock, worlds.stock_size), (worlds.pile, worlds.pile_size)):
+        r, j = np.nonzero(np.arange(cards.shape[1])[None, :] < size[:, None])
+        np.add.at(place, (r, cards[r, j]), 1)
+    on_table = np.zeros_like(place)
+    r, m, slot = np.nonzero(worlds.meld_by >= 0)
+    key = worlds.meld_key[r, m].astype(np.int64)
+    card = np.where(worlds.meld_kind[r, m] == 1, slot * 13 + key, key * 13 + slot)
+    np.add.at(on_table, (r, np.where(worlds.meld_joker[r, m, slot], 52, card)), 1)
+    expected = np.full(N_CARD_IDS, rules.n_decks)
+    expected[52] = rules.n_jokers
+    assert (place + on_table == expected[None, :]).all()
+    assert (worlds.hand.sum(axis=2) == worlds.hand_size).all()
+    assert (worlds.hand >= worlds.known).all()
+    # Legal in the world exactly when legal in the real game, and the hidden cards vary.
+    assert np.array_equal(legal_mask(rules, worlds), np.repeat(legal_mask(rules, state), w, 0))
+    assert not np.array_equal(worlds.stock[b % w == 0], worlds.stock[b % w == 1])
+
+
+def test_an_expert_plays_whole_games():
+    rules = Rules()
+    from eval.arena import play_match
+
+    match = play_match(rules, [ExpertAgent(rules, 0, ExpertBudget.parse("worlds=2,horizon=4")),
+                               make_agent("casual", rules, 1)], games=2, progress=False)
+    assert match.n_games == 2 and (match.winner >= -1).all()
+
+
+# ----------------------------------------------------------------------------- the ladder
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_ladder_through_the_command_line(tmp_path):
+    out = tmp_path / "ladder"
+    done = run_cli("ladder", "--agents", "random", "casual", TINY, "--no-defaults",
+                   "--games", "2", "--seed", "3", "--set", "target=100", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "Bradley-Terry" in done.stdout
+    data = json.loads((out / "ladder.json").read_text())
+    assert set(data["ratings"]) == {"random", "casual", TINY}
+    assert (out / "ladder.csv").is_file() and (out / "ladder.md").is_file()
+
+
+@pytest.mark.parametrize("args", [
+    ("--games", "0"),
+    ("--agents", "nobody"),
+    ("--agents", "expert:worlds=0"),
+    ("--players", "9"),
+])
+def test_ladder_refuses_bad_arguments_in_one_line(args):
+    done = run_cli("ladder", *args)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()[-1:]) == 1 and "error" in done.stderr
