@@ -51,13 +51,15 @@ def test_bad_action_text(text) -> None:
 
 @pytest.mark.parametrize(("config", "names"), [
     ({"colour": "red"}, ["colour", "allowed keys"]),
-    ({"players": 9}, ["players", "2, 3, 4, 5, 6, 7, 8"]),
+    ({"players": 9}, ["players", "from 2 to 8"]),
     ({"players": 8, "hand_size": 13}, ["does not fit", "104"]),
     ({"dig": "yes"}, ["dig", "True, False"]),
     ({"joker_value": 20}, ["joker_value", "15, 25, 'declared'"]),
     ({"stock_out": "never"}, ["stock_out", "'pass', 'last_draw'"]),
     ({"preset": "casino"}, ["preset", "standard"]),
-    ({"target": 0}, ["target", ">= 1"]),
+    ({"target": 0}, ["target", "from 1 to"]),
+    ({"max_turns": 40_000}, ["max_turns", "from 1 to 32767"]),   # the turn counter is 16-bit
+    ({"max_hands": 10**6}, ["max_hands", "from 1 to 32767"]),
 ])
 def test_invalid_rules_name_the_key_and_allowed_values(config, names) -> None:
     with pytest.raises(ValueError) as info:

@@ -1,6 +1,6 @@
 """The rules config: a validated, frozen dataclass with named presets.
 
-Every flag of the rule book (RULES.md section 9) is a field here. ``Rules.from_dict``
+Every flag of the rule book (RULES.md sections 9 and 12) is a field here. ``Rules.from_dict``
 takes a preset name and/or flags (flags override the preset); unknown keys and
 bad values raise ``ValueError`` naming the key and the allowed values.
 
@@ -21,8 +21,8 @@ _CHOICES: dict[str, Any] = {
     "players": range(2, 9),
     "decks": ("auto", 1, 2),
     "hand_size": "auto or an integer >= 1",
-    "max_turns": "an integer >= 1",
-    "max_hands": "an integer >= 1",
+    "max_turns": range(1, 32_768),   # the state counts turns in 16 bits
+    "max_hands": range(1, 32_768),   # and hands too
     "jokers": (0, 1, 2),
     "joker_value": (15, 25, "declared"),
     "low_ace_value": (1, 15),
@@ -38,7 +38,11 @@ _CHOICES: dict[str, Any] = {
     "rummy_call": (True, False),
     "stock_out": ("pass", "last_draw"),
     "go_out_to_win": (True, False),
-    "target": "an integer >= 1",
+    "target": range(1, 1_000_001),
+    "keep_taken": (True, False),
+    "dig_swap": (True, False),
+    "game_hands": "an integer >= 0 (0 = off)",
+    "tie_break": ("play_on", "lowest_card"),
 }
 
 
@@ -88,6 +92,14 @@ class Rules:
     """The game ends only when the player who goes out has reached the target."""
     target: int = 500
     """Points that end the game."""
+    keep_taken: bool = False
+    """No card taken from the pile this turn (by any ``take``) may be discarded this turn."""
+    dig_swap: bool = False
+    """(With ``joker_swap``) the dug card may swap a melded joker, settling the obligation."""
+    game_hands: int = 0
+    """A quick game: it ends after this many hands whatever the totals; 0 = off."""
+    tie_break: str = "play_on"
+    """A tie for the lead when the game would end: play on, or ``lowest_card`` in hand wins."""
     preset: str = field(default="standard", compare=False)
     """The preset these rules started from (informational)."""
 
@@ -100,11 +112,18 @@ class Rules:
                 ok = any(type(value) is type(a) and value == a for a in allowed)
             elif name == "hand_size":
                 ok = value == "auto" or is_int(value) and value >= 1
+            elif name == "game_hands":
+                ok = is_int(value) and value >= 0
             else:
                 ok = is_int(value) and value >= 1
             if not ok:
-                shown = list(allowed) if isinstance(allowed, (tuple, range)) else allowed
+                shown = (f"an integer from {allowed.start} to {allowed.stop - 1}"
+                         if isinstance(allowed, range) else
+                         list(allowed) if isinstance(allowed, tuple) else allowed)
                 raise ValueError(f"rules: {name}={value!r} is not allowed; allowed: {shown}")
+        if self.dig_swap and not self.joker_swap:
+            raise ValueError("rules: dig_swap=True needs joker_swap=True (the dug card swaps a "
+                             "melded joker); set joker_swap: true or dig_swap: false")
         needed = self.players * self.hand_cards + 1
         if needed > self.deck_cards:
             raise ValueError(
@@ -186,5 +205,15 @@ PRESETS: dict[str, dict[str, Any]] = {
         "floating": True,
         "joker_swap": True,
         "rummy_call": True,
+    },
+    "tournament": {
+        "jokers": 2,
+        "joker_value": "declared",
+        "joker_swap": True,
+        "dig_swap": True,
+        "keep_taken": True,
+        "hand_size": 7,
+        "stock_out": "last_draw",
+        "tie_break": "lowest_card",
     },
 }
