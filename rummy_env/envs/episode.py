@@ -50,6 +50,14 @@ def hand_truncated(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     return (state.turn[rows] >= rules.max_turns) & (state.went_out[rows] < 0)
 
 
+def top_scorer(scores: np.ndarray) -> np.ndarray:
+    """int64 [n]: the seat with the highest of each row of hand ``scores`` [n, P], -1 on a tie
+    (the winner of a hand, as ``hand`` episodes pay it)."""
+    best = scores.max(axis=1, keepdims=True)
+    unique_top = (scores == best).sum(axis=1) == 1
+    return np.where(unique_top, scores.argmax(axis=1), -1).astype(np.int64)
+
+
 @dataclass
 class Outcome:
     """What a step did to the games ``rows``: n games, P seats (absolute order)."""
@@ -81,9 +89,7 @@ def outcome(rules: Rules, state: State, rows: np.ndarray, episode: str,
     else:
         truncated = hand_truncated(rules, state, rows)
         terminated = ~truncated
-        best = scores.max(axis=1, keepdims=True)
-        unique_top = (scores == best).sum(axis=1) == 1
-        winner = np.where(terminated & unique_top, scores.argmax(axis=1), -1).astype(np.int64)
+        winner = np.where(terminated, top_scorer(scores), -1).astype(np.int64)
 
     if reward == "win":
         rewards = np.zeros((rows.size, p), np.float32)
