@@ -26,6 +26,7 @@ LAYERS = {
     "eval": 4,                  # measurement
     "train": 5,                 # learning
     "rummy_env.tools": 6,       # programs: may import everything
+    "rummy_env.web": 6,         # the browser table, a program too
     "rummy_env.scenario": 6,
 }
 LAYER_NAMES = ["engine", "reference", "interfaces", "players", "evaluation", "training",

@@ -1,0 +1,47 @@
+"""``rummy500 serve``: a card table in the browser, to play against any agent or watch games.
+
+Starts a local web server (127.0.0.1 unless ``--host`` says otherwise) and
+prints its address; open it in a browser. Each tab plays its own game; saved
+games go to ``--records`` in the format of ``rummy500 play --record``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rummy_env.web.server import make_server
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rummy500 serve", description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=8500, help="port (default 8500; 0: any free)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--records", default="records", metavar="DIR",
+                        help="folder for saved games (default ./records)")
+    parser.add_argument("--max-games", type=int, default=32,
+                        help="live games and open record files at once (default 32)")
+    parser.add_argument("--idle-minutes", type=float, default=30.0,
+                        help="a game untouched this long is closed (default 30)")
+    parser.add_argument("--log", action="store_true", help="print one line per request")
+    args = parser.parse_args(argv)
+    if args.max_games < 1 or args.idle_minutes <= 0:
+        parser.error("--max-games and --idle-minutes must be positive")
+    try:
+        server = make_server(args.host, args.port, args.records, args.max_games,
+                             args.idle_minutes * 60, quiet=not args.log)
+    except OSError as e:
+        parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
+    print(f"Rummy 500 table at {server.url}  (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopped")
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
