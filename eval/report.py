@@ -259,7 +259,9 @@ def to_json(report: dict) -> str:
 
 
 def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
-    """Write report.json, agents.csv, report.md and win_rates.png; their paths by kind."""
+    """Write report.json, agents.csv, report.md and win_rates.png; their paths by kind.
+
+    Without matplotlib the picture is left out (no ``png`` key); the rest is written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "report.json", "csv": out / "agents.csv", "md": out / "report.md",
@@ -267,5 +269,8 @@ def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
     paths["json"].write_text(to_json(report))
     write_csv(report, paths["csv"])
     paths["md"].write_text(markdown(report))
-    plot_win_rates(report, paths["png"])
+    try:
+        plot_win_rates(report, paths["png"])
+    except ImportError:  # matplotlib is the optional [plots] extra
+        del paths["png"]
     return paths

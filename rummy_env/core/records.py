@@ -13,15 +13,15 @@ with the recorded result.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .actions import action_layout
-from .rules import Rules
+from .rules import Rules, is_int
 from .state import State
 from .step import init, legal_mask, step_inplace
 
@@ -30,6 +30,8 @@ FORMAT = "rummy500-record/1"
 
 @dataclass
 class GameRecord:
+    """One game: the deal (rules, seed, game id), who sat where, every action, the result."""
+
     rules: dict[str, Any]
     seed: int
     game_id: int
@@ -42,10 +44,31 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, line: str) -> GameRecord:
+        """A record from its JSON line; ValueError with a one-line reason if it is not one."""
         data = json.loads(line)
-        if data.pop("format", None) != FORMAT:
+        if not isinstance(data, dict) or data.pop("format", None) != FORMAT:
             raise ValueError(f"not a {FORMAT} record")
-        return cls(**data)
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown record key(s) {unknown}")
+        record = cls(**data)
+        record.check()
+        return record
+
+    def check(self) -> None:
+        """ValueError naming the first field that cannot describe a real game."""
+        rules = Rules.from_dict(self.rules)
+        for name in ("seed", "game_id"):
+            value = getattr(self, name)
+            if not (is_int(value) and 0 <= value < 2**63):
+                raise ValueError(f"record {name}={value!r}: expected an integer in 0..2**63-1")
+        if not (isinstance(self.agents, list) and len(self.agents) == rules.players
+                and all(isinstance(a, str) for a in self.agents)):
+            raise ValueError(f"record agents: expected {rules.players} names, got {self.agents!r}")
+        if not (isinstance(self.actions, list) and all(isinstance(a, str) for a in self.actions)):
+            raise ValueError("record actions: expected a list of action texts")
+        if not isinstance(self.result, dict):
+            raise ValueError("record result: expected an object")
 
 
 def game_result(state: State, g: int) -> dict[str, Any]:
@@ -81,14 +104,28 @@ def write_records(path: str | Path, records: Iterable[GameRecord], append: bool 
             f.write(record.to_json() + "\n")
 
 
-def read_records(path: str | Path) -> Iterator[GameRecord]:
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    yield GameRecord.from_json(line)
-                except (ValueError, TypeError) as e:
-                    raise ValueError(f"{path}:{n}: {e}") from None
+def read_records(path: str | Path,
+                 on_damaged_end: Callable[[str], None] | None = None) -> Iterator[GameRecord]:
+    """The records of a JSON-lines file, in order.
+
+    A damaged line raises ValueError naming it, except a cut last line (a crash
+    while writing): with ``on_damaged_end`` it is reported there and skipped, so the
+    intact games before it still replay.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    lines = text.split("\n")
+    last = max((n for n, line in enumerate(lines) if line.strip()), default=-1)
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            yield GameRecord.from_json(line)
+        except (ValueError, TypeError, RecursionError) as e:
+            message = f"{path}:{n + 1}: {e}"
+            if n == last and not text.endswith("\n") and on_damaged_end is not None:
+                on_damaged_end(f"{message} (a cut last line: skipped)")
+                return
+            raise ValueError(message) from None
 
 
 class BatchRecorder:

@@ -7,7 +7,6 @@ game), hands/s and the peak memory of the process.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import sys
@@ -16,6 +15,7 @@ import time
 import numpy as np
 
 from rummy_env.core import GameStream, Rules, legal_mask, sample_legal, step_inplace
+from rummy_env.tools.arg_checks import CommandParser, non_negative_int, positive_float, positive_int
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
@@ -62,7 +62,7 @@ def _line(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="rummy500 bench",
         description="Measure throughput: random legal games through the vectorized core "
         "(agent-steps/s, hands/s, peak memory), the batched self-play env with "
@@ -71,10 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--what", nargs="+", default=["core"],
                         choices=["core", "vector", "aec", "agents"],
                         help="what to measure (default: core)")
-    parser.add_argument("--batch", type=int, nargs="+", default=list(DEFAULT_BATCHES),
+    parser.add_argument("--batch", type=positive_int, nargs="+", default=list(DEFAULT_BATCHES),
                         help="batch sizes for core and vector (default: 1 64 1024 4096)")
-    parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seconds", type=positive_float, default=3.0,
+                        help="duration of each measurement")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     add_rules_arguments(parser)
     args = parser.parse_args(argv)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # name -> (module with main(argv), one-line help)
@@ -25,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "train": ("rummy_env.tools.train", "self-play PPO training with TensorBoard logging"),
     "play": ("rummy_env.tools.play", "play a game in the terminal against bots"),
     "replay": ("rummy_env.tools.replay", "step through a saved game record"),
+    "serve": ("rummy_env.tools.serve", "a card table in the browser: play agents, watch games"),
 }
 
 
@@ -53,7 +55,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"rummy500 {command}: not available in this version", file=sys.stderr)
             return 2
         raise
-    return int(module.main(rest) or 0)
+    try:
+        return int(module.main(rest) or 0)
+    except BrokenPipeError:  # ``rummy500 replay FILE | head``: the reader left; not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
@@ -16,6 +15,7 @@ from rummy_env.core import (
     sample_legal,
     step_inplace,
 )
+from rummy_env.tools.arg_checks import CommandParser, non_negative_int
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
@@ -49,9 +49,9 @@ def play_demo(rules: Rules, seed: int, out=sys.stdout) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rummy500 demo", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="rummy500 demo", description=__doc__.split("\n")[0])
     add_rules_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     args = parser.parse_args(argv)
     rules = rules_from_args(parser, args)
     play_demo(rules, args.seed)

@@ -9,7 +9,6 @@ card's place, phase, seat, obligation, scores, totals) identical.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from rummy_env.core import Rules, action_layout, init, legal_mask, snapshot, step_inplace
 from rummy_env.reference import ReferenceGame
+from rummy_env.tools.arg_checks import CommandParser, non_negative_int, positive_int
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
@@ -75,14 +75,14 @@ def run_differential(rules: Rules, games: int, seed: int = 0, max_steps: int = 5
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="rummy500 difftest",
         description="Play seeded random games in the vectorized core and the scalar reference "
         "engine side by side and report any disagreement in legal actions or state.",
     )
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-hands", type=int, default=3,
+    parser.add_argument("--games", type=positive_int, default=1000)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--max-hands", type=positive_int, default=3,
                         help="hands per game (keeps random games short; default 3)")
     add_rules_arguments(parser)
     args = parser.parse_args(argv)

@@ -20,24 +20,31 @@ import argparse
 import sys
 
 from agents.registry import make_agent
-from eval.arena import play_match
+from eval.arena import match_games, play_match, seating_plan
 from eval.report import build_report, markdown, write_report
 from rummy_env.core import BatchRecorder, daily_seed, write_records
+from rummy_env.tools.arg_checks import (
+    CommandParser,
+    check_output_dir,
+    check_output_file,
+    non_negative_int,
+    positive_int,
+)
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="rummy500 eval",
         description="Play a fair match between agents (whole games to the target) and report "
                     "win rates and points per hand with 95% intervals.",
     )
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                    help="agents: random, casual, sharp or ckpt:PATH (at least one)")
-    p.add_argument("--games", type=int, default=200,
+    p.add_argument("--games", type=positive_int, default=200,
                    help="games to play, rounded up to whole seat rotations (default 200)")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="deal seed (default 0)")
     p.add_argument("--duplicate", action="store_true",
                    help="play every deal once per seating so card luck cancels")
     p.add_argument("--daily", action="store_true",
@@ -46,10 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "win_rates.png here")
     p.add_argument("--record", metavar="FILE",
                    help="append every game to a JSON-lines file (replay: rummy500 replay FILE)")
-    p.add_argument("--batch-size", type=int, default=1024,
+    p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")
-    p.add_argument("--bootstrap", type=int, default=200,
-                   help="bootstrap resamples for the ratings (default 200)")
+    p.add_argument("--bootstrap", type=positive_int, default=200,
+                   help="bootstrap resamples for the ratings, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -60,9 +67,11 @@ def main(argv: list[str] | None = None) -> int:
         args_in = args_in[1:]
     parser = build_parser()
     args = parser.parse_args(args_in)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
     rules = rules_from_args(parser, args)
+    check_output_file(parser, args.record, "--record")
+    check_output_dir(parser, args.out, "--out")
+    if args.bootstrap < 10:
+        parser.error(f"--bootstrap {args.bootstrap}: intervals need at least 10 resamples")
     seed, day = (daily_seed() if args.daily else (args.seed, None))
     try:
         agents = [make_agent(spec, rules, seed + 1000 * (i + 1))
@@ -77,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         if seen[base] > 1 or args.agents.count(spec) > 1:
             agent.name = f"{base}#{seen[base]}"
 
+    lineups, _ = match_games(len(agents), rules.players, args.games, args.duplicate)
+    print(f"playing {len(lineups):,} games ({len(seating_plan(len(agents), rules.players))} "
+          f"seatings{', duplicate deals' if args.duplicate else ''}); the progress bar shows "
+          "the time left", file=sys.stderr)
     recorder = BatchRecorder(rules, seed) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
@@ -91,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         paths = write_report(report, args.out)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
+        if "png" not in paths:
+            print("win_rates.png skipped: matplotlib is not installed "
+                  "(pip install matplotlib, or the [plots] extra)")
     return 0
 
 

@@ -10,7 +10,6 @@ game never changes on it. Ctrl-C or Ctrl-D leaves cleanly.
 
 from __future__ import annotations
 
-import argparse
 import select
 import sys
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from rummy_env.core import (
     step_inplace,
     write_records,
 )
+from rummy_env.tools.arg_checks import CommandParser, check_output_file, non_negative_int
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
@@ -79,11 +79,11 @@ def read_move(legal: list[str], action_ids, ask: Callable[[str], str],
         if answer in ("?", "help"):
             say("  " + "  ".join(f"[{i + 1}] {t}" for i, t in enumerate(legal)))
             continue
-        if answer.isdigit():
-            k = int(answer)
+        if answer.isdigit():  # "12", but also "²" or a thousand digits: read them safely
+            k = int(answer) if answer.isascii() and len(answer) <= 6 else 0
             if 1 <= k <= len(legal):
                 return action_ids.parse(legal[k - 1])
-            say(f"  no move {k}: choose 1..{len(legal)}")
+            say(f"  no move {answer[:12]}: choose 1..{len(legal)}")
             continue
         try:
             action = action_ids.parse(answer)
@@ -147,11 +147,12 @@ def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
 def main(argv: list[str] | None = None) -> int:
     from agents.registry import make_agent
 
-    parser = argparse.ArgumentParser(prog="rummy500 play", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="rummy500 play", description=__doc__.split("\n")[0])
     parser.add_argument("--opponents", nargs="+", default=["sharp"],
                         help="bots for the other seats, in order (random, casual, sharp, "
                         "ckpt:PATH); repeated if there are more seats")
-    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    parser.add_argument("--seed", type=non_negative_int, default=None,
+                        help="deal seed (default: random)")
     parser.add_argument("--daily", action="store_true",
                         help="today's deal: everyone with the same table size gets it")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
@@ -159,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
     rules = rules_from_args(parser, args)
+    check_output_file(parser, args.record, "--record")
     try:
         if not 0 <= args.seat < rules.players:
             raise ValueError(f"--seat must be in 0..{rules.players - 1}")

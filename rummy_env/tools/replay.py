@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from rummy_env.core import Rules, read_records, replay
 from rummy_env.envs.render import render_text
+from rummy_env.tools.arg_checks import CommandParser, non_negative_int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rummy500 replay", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="rummy500 replay", description=__doc__.split("\n")[0])
     parser.add_argument("file", help="JSON-lines game records (rummy500 play/eval --record)")
-    parser.add_argument("--game", type=int, default=None,
+    parser.add_argument("--game", type=non_negative_int, default=None,
                         help="only the record with this index in the file (0-based)")
     parser.add_argument("--full", action="store_true",
                         help="show the whole table (every hand) before each move")
     parser.add_argument("--step", action="store_true", help="wait for Enter after each move")
     args = parser.parse_args(argv)
+
+    def warn(message: str) -> None:
+        print(f"warning: {message}", file=sys.stderr)
+
     try:
-        records = list(read_records(args.file))
-    except (OSError, ValueError) as e:
+        records = list(read_records(args.file, on_damaged_end=warn))
+    except (OSError, UnicodeDecodeError) as e:
+        parser.error(f"cannot read {args.file}: {getattr(e, 'strerror', None) or e}")
+    except ValueError as e:
         parser.error(str(e))
-    chosen = records if args.game is None else records[args.game: args.game + 1]
-    for k, record in enumerate(chosen):
+    if args.game is not None and args.game >= len(records):
+        parser.error(f"--game {args.game}: {args.file} holds {len(records)} record(s)"
+                     + (f", 0..{len(records) - 1}" if records else ""))
+    first = args.game or 0
+    chosen = records if args.game is None else records[first: first + 1]
+    for k, record in enumerate(chosen, start=first):
         rules = Rules.from_dict(record.rules)
         print(f"=== game {k}: {' vs '.join(record.agents)}, seed {record.seed}, "
               f"game id {record.game_id}, {len(record.actions)} moves")

@@ -9,7 +9,6 @@ with a one-line reason on stderr when the file itself is malformed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ from rummy_env.core import (
     snapshot,
     step_inplace,
 )
+from rummy_env.tools.arg_checks import CommandParser
 
 OUTPUT_KEYS = ("steps", "legal", "error", "to_play", "hands", "discard", "stock_size", "melds",
                "hand_over", "hand_scores", "totals", "game_over", "winner")
@@ -63,18 +63,22 @@ def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
 def load_scenario(path: str | Path) -> dict[str, Any]:
     """Read a scenario file; PositionError with a one-line reason if it is not usable JSON."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise PositionError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise PositionError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise PositionError(f"{path} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    except RecursionError:
+        raise PositionError(f"{path} nests its JSON too deeply to be a scenario") from None
     if not isinstance(data, dict):
         raise PositionError(f"{path} must hold a JSON object")
     return data
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="rummy500 scenario",
         description="Set up an exact position from a scenario JSON file, play its actions "
         "through the vectorized core and print the result as JSON.",
@@ -85,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         result = run_scenario(load_scenario(args.file))
     except (PositionError, NotImplementedError) as e:
         print(f"scenario error: {e}", file=sys.stderr)
-        return 1
+        return 2
     print(json.dumps(result, indent=1))
     return 0
 

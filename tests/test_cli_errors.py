@@ -1,0 +1,177 @@
+"""Bad input to the programs: a one-line reason and exit code 2 before any work, nothing lost.
+
+Every case runs the real command in a subprocess, as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rummy_env.core import GameRecord, Rules, action_layout, read_records
+from rummy_env.tools.play import read_move
+
+
+def rummy500(*args: str, cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def assert_refused(done: subprocess.CompletedProcess, *words: str) -> None:
+    """Exit code 2, one line on stderr naming ``words``, no traceback."""
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["eval", "--agents", "random", "random", "--batch-size", "0"], ["--batch-size", "at least 1"]),
+    (["eval", "--agents", "random", "random", "--batch-size", "-3"], ["--batch-size"]),
+    (["eval", "--agents", "random", "random", "--bootstrap", "-1"], ["--bootstrap"]),
+    (["eval", "--agents", "random", "random", "--bootstrap", "0"], ["--bootstrap"]),
+    (["eval", "--agents", "random", "random", "--bootstrap", "5"], ["at least 10"]),
+    (["eval", "--agents", "random", "random", "--games", "0"], ["--games"]),
+    (["eval", "--agents", "random", "random", "--set", "max_turns=40000"],
+     ["max_turns", "32767"]),
+    (["difftest", "--games", "-2"], ["--games", "at least 1"]),
+    (["bench", "--batch", "0"], ["--batch"]),
+    (["bench", "--seconds", "-1"], ["--seconds", "above 0"]),
+    (["demo", "--preset", "foo"], ["preset", "foo"]),
+    (["demo", "--players", "0"], ["players"]),
+    (["demo", "--set", "target"], ["target", "key=value"]),
+    (["play", "--seed", "x"], ["--seed"]),
+])
+def test_bad_arguments_are_refused_in_one_line(args: list[str], words: list[str]) -> None:
+    assert_refused(rummy500(*args), *words)
+
+
+def test_eval_checks_its_output_paths_before_playing(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "folder" / "games.jsonl"
+    assert_refused(rummy500("eval", "--agents", "random", "random", "--record", str(missing)),
+                   "--record", "does not exist")
+    as_dir = tmp_path / "a_folder"
+    as_dir.mkdir()
+    assert_refused(rummy500("eval", "--agents", "random", "random", "--record", str(as_dir)),
+                   "--record", "folder")
+    a_file = tmp_path / "report_file"
+    a_file.write_text("keep me")
+    assert_refused(rummy500("eval", "--agents", "random", "random", "--out", str(a_file)),
+                   "--out", "not a folder")
+    assert a_file.read_text() == "keep me"
+
+
+def test_play_checks_its_record_path_before_the_game(tmp_path: Path) -> None:
+    done = rummy500("play", "--record", str(tmp_path / "missing" / "g.jsonl"), stdin="")
+    assert_refused(done, "--record")
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("records") / "games.jsonl"
+    done = rummy500("eval", "--agents", "random", "casual", "--games", "4", "--set",
+                    "target=100", "--no-progress", "--record", str(path))
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def test_replay_names_the_game_it_shows_and_refuses_one_not_there(records: Path) -> None:
+    done = rummy500("replay", str(records), "--game", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("=== game 2:")
+    assert_refused(rummy500("replay", str(records), "--game", "99"), "--game 99", "4 record(s)")
+
+
+def test_a_cut_last_line_loses_only_that_game(records: Path, tmp_path: Path) -> None:
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(records.read_text()[:-40])    # a crash while writing the last record
+    done = rummy500("replay", str(cut))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("replay matches the record") == 3
+    assert "warning:" in done.stderr and "cut last line" in done.stderr
+
+
+def test_replay_into_a_closed_pipe_ends_quietly(records: Path) -> None:
+    done = subprocess.run(f"{sys.executable} -m rummy_env.tools.cli replay {records} | head -1",
+                          shell=True, capture_output=True, text=True, timeout=120)
+    assert done.stdout.startswith("=== game 0:")
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"rules": {"preset": "casino"}}, ["preset"]),
+    ({"rules": 5}, ["rules", "mapping"]),
+    ({"agents": ["only_one"]}, ["agents"]),
+    ({"game_id": 10**30}, ["game_id"]),
+    ({"seed": "seven"}, ["seed"]),
+    ({"colour": "red"}, ["colour"]),
+])
+def test_a_damaged_record_is_refused_in_one_line(records: Path, tmp_path: Path,
+                                                 change: dict, words: list[str]) -> None:
+    first = json.loads(records.read_text().splitlines()[0])
+    first.update(change)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(first) + "\n")
+    assert_refused(rummy500("replay", str(bad)), *words)
+
+
+def test_records_read_back_as_written(records: Path) -> None:
+    games = list(read_records(records))
+    assert len(games) == 4 and all(isinstance(g, GameRecord) for g in games)
+
+
+SCENARIO = {"rules": {}, "hands": [["2C"], ["3C"]], "stock": ["4C"], "discard": ["5C"]}
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    (b"\xff\xfe not text", ["UTF-8"]),
+    (b"[" * 100_000 + b"]" * 100_000, ["too deeply"]),
+    (json.dumps({**SCENARIO, "rules": 5}).encode(), ["rules", "mapping"]),
+    (json.dumps({**SCENARIO, "colour": 1}).encode(), ["unknown key", "colour"]),
+    (json.dumps({**SCENARIO, "totals": [10**12, 0]}).encode(), ["totals"]),
+    (json.dumps({**SCENARIO, "melds": [{"cards": ["5H", "6H", "7H"], "by": [0, 0, 0]}] * 18}
+                ).encode(), ["melds"]),
+], ids=["not_utf8", "deep_json", "rules_not_a_mapping", "unknown_key", "huge_totals",
+        "too_many_melds"])
+def test_a_bad_scenario_file_is_refused_in_one_line(tmp_path: Path, content: bytes,
+                                                     words: list[str]) -> None:
+    path = tmp_path / "scenario.json"
+    path.write_bytes(content)
+    done = subprocess.run([sys.executable, "-m", "rummy_env.scenario", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert_refused(done, *words)
+
+
+def test_eval_without_matplotlib_writes_everything_but_the_picture(tmp_path: Path) -> None:
+    code = ("import sys; sys.modules['matplotlib'] = None; "
+            "from rummy_env.tools.cli import main; "
+            f"sys.exit(main(['eval', '--agents', 'random', 'random', '--games', '2', "
+            f"'--set', 'target=50', '--no-progress', '--out', {str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert {p.name for p in tmp_path.iterdir()} == {"report.json", "agents.csv", "report.md"}
+    assert "win_rates.png skipped" in done.stdout
+
+
+def test_eval_says_how_many_games_it_will_play() -> None:
+    done = rummy500("eval", "--agents", "random", "casual", "sharp", "random", "--players", "3",
+                    "--games", "1", "--set", "target=50", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "playing 12 games" in done.stderr
+
+
+def test_play_reads_odd_digits_as_a_bad_move_and_keeps_the_game() -> None:
+    """``²`` is a digit to Python but not a number; a thousand digits is no move either."""
+    action_ids = action_layout(Rules())
+    answers = iter(["²", "9" * 5000, "1"])
+    said: list[str] = []
+    move = read_move(["draw", "take 1"], action_ids, lambda _: next(answers), said.append)
+    assert move == action_ids.parse("draw")
+    assert len(said) == 2 and all("no move" in s for s in said)
