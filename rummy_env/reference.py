@@ -236,7 +236,7 @@ class ReferenceGame:
                            list(m.by), list(m.jokers)) for m in pos.melds]
         game.totals = list(pos.totals)
         players = pos.rules.players
-        game._start_hand(0, (pos.to_play - 1) % players, [list(h) for h in pos.hands],
+        game._start_hand(pos.hand_number, (pos.to_play - 1) % players, [list(h) for h in pos.hands],
                          list(pos.stock), list(pos.discard), table)
         # A seat that laid any card on the table counts as having melded this hand.
         game.melded = [any(seat in m.by for m in table) for seat in range(players)]
@@ -303,6 +303,8 @@ class ReferenceGame:
         """What a turn (or a call) remembers about its own draw."""
         self.owed: int | None = None  # card the next meld or lay-off must play
         self.no_discard: int | None = None  # card taken by `take 1`: not to be discarded
+        self.taken: list[int] = []  # cards taken from the pile this turn (`keep_taken`)
+        self.dug = False  # the owed card was dug (`take d`, d >= 2)
         self.drew_last_stock = False  # this turn's `draw` emptied the stock
 
     # Legal actions --------------------------------------------------------------------
@@ -329,17 +331,22 @@ class ReferenceGame:
 
         A card that must be played this turn (the deepest card of a dig, or the top
         card under ``top_card_must_meld``) may be taken only if the hand it joins can
-        then meld or lay it off.
+        then meld or lay it off, or (``dig_swap``, digs only) swap it for a table joker.
         """
         if depth >= 2 and not self.rules.dig:
             return False
         if depth == 1 and not self.rules.top_card_must_meld:
             return True
         seat, taken = self.current_player, self.pile[-depth:]
+        if depth >= 2 and self.rules.dig_swap and self._oldest_joker_as(taken[0]) is not None:
+            return True
         return self._can_play_card(seat, self.hands[seat] + taken, taken[0])
 
     def _play_actions(self) -> set[str]:
-        """After the draw: melds and lay-offs; with no card owed, swaps and discards."""
+        """After the draw: melds and lay-offs; with no card owed, swaps and discards.
+
+        Under ``dig_swap`` a dug card still owed may also be swapped for a table joker.
+        """
         seat, hand = self.current_player, self.hands[self.current_player]
         actions = self._meld_and_layoff_actions(seat, hand, self.owed)
         if self.owed is None:
@@ -350,6 +357,8 @@ class ReferenceGame:
                     for c in set(hand)
                     if c != JOKER and self._oldest_joker_as(c) is not None
                 )
+        elif self.rules.dig_swap and self.dug and self._oldest_joker_as(self.owed) is not None:
+            actions.add(f"swap {card_text(self.owed)}")
         return actions
 
     def _call_play_actions(self) -> set[str]:
@@ -444,8 +453,15 @@ class ReferenceGame:
         return not self.rules.layoff_requires_meld or self.melded[seat]
 
     def _may_discard(self, card: int) -> bool:
-        """Not the card taken by ``take 1``, unless the hand holds nothing else."""
+        """Not the card taken by ``take 1``, unless the hand holds nothing else.
+
+        Under ``keep_taken``: no card with the text of a card taken this turn (by any
+        ``take``), unless every card in hand has such a text.
+        """
         hand = self.hands[self.current_player]
+        if self.rules.keep_taken:
+            held_back = set(self.taken)
+            return card not in held_back or all(c in held_back for c in hand)
         return card != self.no_discard or all(c == card for c in hand)
 
     def _oldest_accepting(self, card: int, end: str) -> TableMeld | None:
@@ -503,6 +519,8 @@ class ReferenceGame:
         del self.pile[-depth:]
         self.hands[seat].extend(taken)
         self.known[seat].extend(taken)
+        self.taken.extend(taken)
+        self.dug = depth >= 2
         if depth == 1:
             self.no_discard = taken[0]
             if self.rules.top_card_must_meld:
@@ -540,6 +558,7 @@ class ReferenceGame:
 
         It keeps the joker's ``by`` (it scores for whoever laid the joker); the joker
         goes to the player's hand, known to all. The hand size does not change.
+        Swapping the owed dug card (``dig_swap``) settles the obligation.
         """
         found = self._oldest_joker_as(card)
         assert found is not None  # the action was legal
@@ -549,6 +568,8 @@ class ReferenceGame:
         meld.jokers[slot] = False
         self.hands[seat].append(JOKER)
         self.known[seat].append(JOKER)
+        if self.owed == card:
+            self.owed = None
 
     def _discard(self, card: int) -> None:
         """Discarding the last card goes out (even while floating); else the turn ends."""
@@ -706,15 +727,39 @@ class ReferenceGame:
         return rank_points(rank_of(card), self.rules.pip_values)
 
     def _winner(self, went_out: int | None) -> int | None:
-        """The seat that wins with this hand's totals, or None if the game goes on."""
-        target = self.rules.target
-        if self.rules.go_out_to_win:
-            if went_out is not None and self.totals[went_out] >= target:
+        """The seat that wins with this hand's totals, or None if the game goes on.
+
+        The game would end when the highest total reaches the target, or in a quick
+        game (``game_hands``) after its last hand whatever the totals; it ends if one
+        seat leads alone. ``go_out_to_win`` (not in a quick game): the seat that went
+        out wins once it has reached the target.
+        """
+        rules = self.rules
+        if rules.go_out_to_win and not rules.game_hands:
+            if went_out is not None and self.totals[went_out] >= rules.target:
                 return went_out
             return None
         best = max(self.totals)
         leaders = [seat for seat, total in enumerate(self.totals) if total == best]
-        return leaders[0] if best >= target and len(leaders) == 1 else None
+        if rules.game_hands:
+            would_end = self.hand_number + 1 >= rules.game_hands
+        else:
+            would_end = best >= rules.target
+        if rules.tie_break == "lowest_card":
+            leaders = self._lowest_card_holders(leaders)
+        return leaders[0] if would_end and len(leaders) == 1 else None
+
+    def _lowest_card_holders(self, seats: list[int]) -> list[int]:
+        """The seats among ``seats`` whose single lowest card in hand is worth least.
+
+        Cards count as they would cost in hand (an ace 15, a joker its in-hand value);
+        a seat holding no card beats any card.
+        """
+        def lowest(seat: int) -> int:
+            return min((self._cost_in_hand(c) for c in self.hands[seat]), default=-1)
+
+        least = min(lowest(seat) for seat in seats)
+        return [seat for seat in seats if lowest(seat) == least]
 
     # Observation ----------------------------------------------------------------------
 
@@ -736,6 +781,7 @@ class ReferenceGame:
             "melded": list(self.melded),
             "owed": None if self.owed is None else card_text(self.owed),
             "no_discard": None if self.no_discard is None else card_text(self.no_discard),
+            "taken": _sorted_texts(list(set(self.taken))),
             "call_from": self.call_from,
             "floating": [live and not hand for hand in self.hands],
             "totals": list(self.totals),

@@ -1,8 +1,9 @@
 """Scenario files and their checks, shared by the tests of both engines.
 
 Scenarios come from two folders: the shared conformance suite
-(``../shared/conformance``, absent on a user's clone) and this project's own rule
-cases (``tests/scenarios``). Both use the format of the conformance README.
+(``../shared/conformance`` and its subfolders such as ``seed004/``, absent on a
+user's clone) and this project's own rule cases (``tests/scenarios``). Both use
+the format of the conformance README.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ OWN_SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 
 def scenario_files(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    """Every scenario file in ``folder`` and its subfolders, sorted."""
+    return sorted(folder.rglob("*.json")) if folder.is_dir() else []
 
 
 def load(path: Path) -> dict[str, Any]:

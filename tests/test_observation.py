@@ -33,7 +33,7 @@ def rules_of(preset: str, players: int) -> Rules:
 
 
 def test_layout_is_contiguous_and_documented() -> None:
-    assert OBS_VERSION == 1
+    assert OBS_VERSION == 2
     rules = Rules(players=3)
     action_ids = obs_layout(rules)
     offset = 0

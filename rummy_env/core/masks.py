@@ -92,9 +92,24 @@ def take_ok(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
     meldable = deepest_card_meldable(rules, t, state, rows, depths, any_direction(fits))
     if rules.dig:
         ok[:, 1:] = meldable[:, 1:]
+        if rules.dig_swap:
+            ok[:, 1:] |= deepest_card_swappable(state, rows, depths)[:, 1:]
     if rules.top_card_must_meld:
         ok[:, 0] &= meldable[:, 0]
     return ok
+
+
+def deepest_card_swappable(state: State, rows: np.ndarray, depths: np.ndarray) -> np.ndarray:
+    """bool [n, len(depths)]: after ``take d`` the deepest card is a natural card that a
+    table joker is declared as (``dig_swap``: swapping it settles the dig)."""
+    pile_size = state.pile_size[rows].astype(np.int64)
+    card_pos = pile_size[:, None] - depths[None, :]
+    valid = card_pos >= 0
+    deepest = np.take_along_axis(state.pile[rows].astype(np.int64),
+                                 np.clip(card_pos, 0, state.pile.shape[1] - 1), 1)
+    natural = valid & (deepest != JOKER)
+    declared = jokers_declared(state, rows)
+    return natural & declared[np.arange(rows.size)[:, None], np.where(natural, deepest, 0)]
 
 
 def _available_from(state: State, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -238,18 +253,39 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
         mask[rows, action_ids.DONE] = ~owing | empty
         return
 
+    discards = _discardable(rules, state, rows, hand, size)
+    discards[owing] = False
+    mask[rows, action_ids.DISCARD: action_ids.SWAP] = discards
+
+    if rules.joker_swap:
+        declared = jokers_declared(state, rows)
+        swaps = present & declared & ~owing[:, None]
+        if rules.dig_swap:
+            # While a dug card is owed, the only swap offered is that card's.
+            dug = np.flatnonzero(owes_natural & (state.no_discard[rows] < 0))
+            swaps[dug, owed[dug]] = declared[dug, owed[dug]]
+        mask[rows, action_ids.SWAP: action_ids.CALL] = swaps
+
+
+def _discardable(rules: Rules, state: State, rows: np.ndarray, hand: np.ndarray,
+                 size: np.ndarray) -> np.ndarray:
+    """bool [n, 53]: cards in hand that may be discarded, ignoring any obligation.
+
+    Standard: not the card taken by ``take 1``; ``keep_taken``: no card taken this
+    turn (by text). Either way, a hand holding nothing but such cards may discard any.
+    """
     discards = hand > 0
+    if rules.keep_taken:
+        held_back = state.taken[rows]
+        only_taken = ~(discards & ~held_back).any(axis=1)
+        discards &= ~held_back | only_taken[:, None]
+        return discards
     banned = state.no_discard[rows]
     ban_rows = np.flatnonzero(banned >= 0)
     if ban_rows.size:
         only_that = size[ban_rows] == hand[ban_rows, banned[ban_rows]]
         discards[ban_rows[~only_that], banned[ban_rows[~only_that]]] = False
-    discards[owing] = False
-    mask[rows, action_ids.DISCARD: action_ids.SWAP] = discards
-
-    if rules.joker_swap:
-        swaps = present & jokers_declared(state, rows) & ~owing[:, None]
-        mask[rows, action_ids.SWAP: action_ids.CALL] = swaps
+    return discards
 
 
 def call_eligibility(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,

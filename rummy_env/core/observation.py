@@ -39,15 +39,16 @@ phase             6          one-hot ``state.PHASE_NAMES``: draw, play, hand_ove
 to_play           P          one-hot relative seat that must act
 dealer            P          one-hot relative seat of the dealer
 owed              C          one-hot card the next meld / lay-off must contain
-no_discard        C          one-hot card I may not discard this turn
+no_discard        C          one-hot card I may not discard this turn (``keep_taken``:
+                             every card taken from the pile this turn)
 turn              1          finished turns this hand / max_turns
 hand_number       1          hands finished before this one / max_hands
-rules             20         the rule flags that vary (``RULE_FEATURES``)
+rules             24         the rule flags that vary (``RULE_FEATURES``)
 ================  =========  ==================================================
 
 ``obs_layout(rules).slices[name]`` gives each block's slice and
 ``obs_layout(rules).table()`` the (name, offset, size) rows; with 2 players and one
-deck D = 1047. Any change to this layout (a new phase in ``state.PHASE_NAMES``
+deck D = 1051. Any change to this layout (a new phase in ``state.PHASE_NAMES``
 included) bumps ``OBS_VERSION``: checkpoints record it.
 
 >>> from rummy_env import core
@@ -71,7 +72,7 @@ from .rules import Rules
 from .state import PHASE_NAMES, State, max_melds
 from .view import PlayerView, player_view
 
-OBS_VERSION = 1
+OBS_VERSION = 2
 C = N_CARD_IDS
 PILE_TOP = 4
 MELD_FEATURES = 3
@@ -81,6 +82,7 @@ RULE_FEATURES = (
     "low_ace_15", "ace_high", "wrap", "pip_flat5", "dig", "top_card_must_meld",
     "discard_required", "layoff_requires_meld", "floating", "joker_swap", "rummy_call",
     "stock_out_last_draw", "go_out_to_win", "target/1000", "hand_cards/13",
+    "keep_taken", "dig_swap", "game_hands/10", "tie_break_lowest_card",
 )
 
 
@@ -127,14 +129,15 @@ def observation_size(rules: Rules) -> int:
 
 @lru_cache(maxsize=64)
 def rule_features(rules: Rules) -> np.ndarray:
-    """float32 [20]: the rule flags that vary, in ``RULE_FEATURES`` order."""
+    """float32 [24]: the rule flags that vary, in ``RULE_FEATURES`` order."""
     values = [
         rules.n_decks == 2, rules.jokers / 2, rules.joker_value == 15, rules.joker_value == 25,
         rules.joker_value == "declared", rules.low_ace_value == 15, rules.ace_high, rules.wrap,
         rules.pip_values == "flat5", rules.dig, rules.top_card_must_meld, rules.discard_required,
         rules.layoff_requires_meld, rules.floating, rules.joker_swap, rules.rummy_call,
         rules.stock_out == "last_draw", rules.go_out_to_win, rules.target / 1000,
-        rules.hand_cards / 13,
+        rules.hand_cards / 13, rules.keep_taken, rules.dig_swap, rules.game_hands / 10,
+        rules.tie_break == "lowest_card",
     ]
     out = np.array(values, np.float32)
     out.setflags(write=False)
@@ -281,6 +284,8 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
                        ("phase", "to_play", "dealer", "owed", "no_discard")])
     flat_hot = (rows * action_ids.size)[:, None] + starts[None, :] + hot
     obs.reshape(-1)[flat_hot[hot >= 0]] = 1.0
+    if rules.keep_taken:
+        obs[:, s["no_discard"]] = view.taken
     return obs
 
 

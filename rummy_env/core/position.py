@@ -2,7 +2,8 @@
 
 ``from_position`` builds a one-game ``State`` from the scenario format of
 ``conformance/README.md`` (hands, stock top first, discard oldest first, table
-melds with who laid each card, totals, seat to play). ``snapshot`` turns one game
+melds with who laid each card, totals, hands already played, seat to play).
+``snapshot`` turns one game
 of any batch back into plain JSON-able data: the scenario harness prints it and
 the differential test compares it with the reference engine's.
 """
@@ -35,6 +36,12 @@ MAX_TOTAL = 1_000_000
 """Largest running total a position may give (far past any target; the state holds int32)."""
 
 
+POSITION_KEYS = ("rules", "hands", "stock", "discard", "melds", "totals", "to_play",
+                 "hand_number")
+SCENARIO_KEYS = ("actions", "expect", "about")
+"""The top-level keys of a scenario file (conformance/README.md); any other is an error."""
+
+
 class PositionError(ValueError):
     """A position that cannot be set up (unknown card, a card too many, a bad meld...)."""
 
@@ -60,6 +67,7 @@ class Position:
     melds: list[TableMeldSpec]
     totals: list[int]
     to_play: int
+    hand_number: int     # hands finished before this one (``game_hands``)
 
 
 def parse_position(position: Any) -> Position:
@@ -69,6 +77,9 @@ def parse_position(position: Any) -> Position:
     """
     if not isinstance(position, dict):
         _fail("a position must be a JSON object")
+    unknown = sorted(set(position) - set(POSITION_KEYS) - set(SCENARIO_KEYS))
+    if unknown:
+        _fail(f"unknown key(s) {unknown}; allowed: {list(POSITION_KEYS + SCENARIO_KEYS)}")
     try:
         rules = Rules.from_dict(position.get("rules", {}))
     except ValueError as e:
@@ -94,7 +105,12 @@ def parse_position(position: Any) -> Position:
     to_play = position.get("to_play", 0)
     if not (is_int(to_play) and 0 <= to_play < p):
         _fail(f"'to_play' must be a seat 0..{p - 1}, got {to_play!r}")
-    return Position(rules, hand_cards, stock, discard, table, list(totals), to_play)
+    hand_number = position.get("hand_number", 0)
+    if not (is_int(hand_number) and 0 <= hand_number < rules.max_hands):
+        _fail(f"'hand_number' must be the hands already played, 0..{rules.max_hands - 1} "
+              f"(max_hands {rules.max_hands}), got {hand_number!r}")
+    return Position(rules, hand_cards, stock, discard, table, list(totals), to_play,
+                    hand_number)
 
 
 def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
@@ -117,6 +133,7 @@ def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
     state.totals[0] = pos.totals
     state.current_player[0] = pos.to_play
     state.dealer[0] = (pos.to_play - 1) % p
+    state.hand_number[0] = pos.hand_number
     return rules, state
 
 
@@ -247,6 +264,7 @@ def snapshot(rules: Rules, state: State, g: int = 0, mask: np.ndarray | None = N
         "melded": [bool(x) for x in state.melded[g]],
         "owed": card_or_none(state.owed[g]),
         "no_discard": card_or_none(state.no_discard[g]),
+        "taken": [card_text(int(c)) for c in np.flatnonzero(state.taken[g])],
         "totals": [int(x) for x in state.totals[g]],
         "hand_scores": [int(x) for x in state.hand_scores[g]] if scored else None,
         "hand_over": hand_over,

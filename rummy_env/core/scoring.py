@@ -49,3 +49,11 @@ def hand_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     """int32 [n, P]: points of the cards left in each hand."""
     t = lookup_tables(rules)
     return (state.hand[rows].astype(np.int32) * t.card_values[None, None, :]).sum(axis=2)
+
+
+def lowest_card_values(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
+    """int32 [n, P]: value of each seat's lowest card in hand (``tie_break: lowest_card``);
+    -1 for an empty hand, which beats any card."""
+    t = lookup_tables(rules)
+    values = np.where(state.hand[rows] > 0, t.card_values[None, None, :], np.iinfo(np.int32).max)
+    return np.where(state.hand_size[rows] > 0, values.min(axis=2), -1).astype(np.int32)

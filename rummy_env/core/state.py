@@ -24,6 +24,7 @@ seats, N the number of cards in the deck(s), M the most melds a table can hold.
     current_player int8    [B]        the seat that must act now (out of turn in a call window)
     owed           int16   [B]        card the next meld/lay-off must contain, -1 none
     no_discard     int16   [B]        card that may not be discarded this turn, -1 none
+    taken          bool    [B,53]     card ids taken from the pile this turn (``keep_taken``)
     drew_last      bool    [B]        this turn's draw emptied the stock (``last_draw``)
     started_floating bool  [B]        the seat to play began this turn with an empty hand
     call_from      int8    [B]        discarder whose discard opened the call window, -1
@@ -83,6 +84,7 @@ class State:
     current_player: np.ndarray
     owed: np.ndarray
     no_discard: np.ndarray
+    taken: np.ndarray
     drew_last: np.ndarray
     started_floating: np.ndarray
     call_from: np.ndarray
@@ -140,6 +142,7 @@ def empty_state(rules: Rules, batch_size: int) -> State:
         current_player=np.zeros(b, np.int8),
         owed=np.full(b, -1, np.int16),
         no_discard=np.full(b, -1, np.int16),
+        taken=np.zeros((b, N_CARD_IDS), bool),
         drew_last=np.zeros(b, bool),
         started_floating=np.zeros(b, bool),
         call_from=np.full(b, -1, np.int8),

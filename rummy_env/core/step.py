@@ -36,7 +36,7 @@ from .patterns import (
     PATTERN_START,
 )
 from .rules import Rules
-from .scoring import hand_points, table_points
+from .scoring import hand_points, lowest_card_values, table_points
 from .state import (
     PHASE_CALL,
     PHASE_CALL_PLAY,
@@ -231,6 +231,7 @@ def _apply_take(rules: Rules, state: State, rows: np.ndarray, depth: np.ndarray)
     ss = np.broadcast_to(seat[:, None], cards.shape)[taken]
     np.add.at(state.hand, (rr, ss, cards[taken]), 1)
     np.add.at(state.known, (rr, ss, cards[taken]), 1)
+    state.taken[rr, cards[taken]] = True
     state.hand_size[rows, seat] += depth.astype(np.int16)
     deepest = state.pile[rows, pile_size - depth]
     state.pile_size[rows] = pile_size - depth
@@ -309,7 +310,8 @@ def _apply_layoff(rules: Rules, state: State, rows: np.ndarray, card: np.ndarray
 
 def _apply_swap(state: State, rows: np.ndarray, card: np.ndarray) -> None:
     """The natural card replaces the oldest table joker declared as it; the joker,
-    known to all, goes to the player's hand."""
+    known to all, goes to the player's hand. Swapping the owed card (``dig_swap``, the
+    only swap offered while a card is owed) settles the obligation."""
     seat = state.current_player[rows]
     shows = slot_cards(state, rows) == card[:, None, None]  # [n, used melds, 13]
     jokers = state.meld_joker[rows, : shows.shape[1]]
@@ -320,6 +322,7 @@ def _apply_swap(state: State, rows: np.ndarray, card: np.ndarray) -> None:
     _remove_from_hand(state, rows, seat, card)
     state.hand[rows, seat, JOKER] += 1
     state.known[rows, seat, JOKER] += 1
+    state.owed[rows] = np.where(state.owed[rows] == card, -1, state.owed[rows])
 
 
 def _apply_discard(state: State, rows: np.ndarray, card: np.ndarray) -> None:
@@ -365,13 +368,20 @@ def _resume_after_call(rules: Rules, state: State, rows: np.ndarray) -> None:
 
 
 def _new_turn(state: State, rows: np.ndarray) -> None:
+    """The seat to play starts its turn at the draw step."""
     state.phase[rows] = PHASE_DRAW
-    state.owed[rows] = -1
-    state.no_discard[rows] = -1
+    _clear_turn_memory(state, rows)
     state.drew_last[rows] = False
     state.started_floating[rows] = False
     state.call_from[rows] = -1
     state.call_eligible[rows] = False
+
+
+def _clear_turn_memory(state: State, rows: np.ndarray) -> None:
+    """Forget what the turn remembers of its draw: obligation, held-back cards."""
+    state.owed[rows] = -1
+    state.no_discard[rows] = -1
+    state.taken[rows] = False
 
 
 def _finish_turns(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
@@ -417,32 +427,49 @@ def _open_call_windows(rules: Rules, t: LookupTables, state: State, rows: np.nda
     state.call_eligible[rows[:, None], seats] = eligible
     state.current_player[rows] = first
     state.phase[rows] = PHASE_CALL
-    state.owed[rows] = -1
-    state.no_discard[rows] = -1
+    _clear_turn_memory(state, rows)
     return rows
 
 
 # ----------------------------------------------------------------------------- hand end
+def _game_result(rules: Rules, state: State, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bool [n] the game ends with this hand, int64 [n] its winner) from the new totals.
+
+    Under ``go_out_to_win`` (not in a quick game) the seat that went out wins once it
+    reached the target. Otherwise the game would end at the target, or after hand
+    ``game_hands`` of a quick game, and ends if one seat leads alone; under
+    ``tie_break: lowest_card`` the tied seat holding the lowest card breaks a tie.
+    """
+    totals = state.totals[rows]
+    if rules.go_out_to_win and not rules.game_hands:
+        out = state.went_out[rows].astype(np.int64)
+        scorer = np.where(out >= 0, out, 0)
+        over = (out >= 0) & (totals[np.arange(rows.size), scorer] >= rules.target)
+        return over, out
+    best = totals.max(axis=1)
+    leaders = totals == best[:, None]
+    if rules.game_hands:
+        would_end = state.hand_number[rows] + 1 >= rules.game_hands
+    else:
+        would_end = best >= rules.target
+    if rules.tie_break == "lowest_card":
+        lowest = lowest_card_values(rules, state, rows)
+        lowest = np.where(leaders, lowest, np.iinfo(np.int32).max)
+        leaders &= lowest == lowest.min(axis=1, keepdims=True)
+    over = would_end & (leaders.sum(axis=1) == 1)
+    return over, leaders.argmax(axis=1)
+
+
 def _end_hands(rules: Rules, state: State, rows: np.ndarray, auto_deal: bool) -> None:
     scores = table_points(rules, state, rows) - hand_points(rules, state, rows)
     state.hand_scores[rows] = scores
     state.totals[rows] += scores
     state.hand_ended[rows] = True
-    state.owed[rows] = -1
-    state.no_discard[rows] = -1
+    _clear_turn_memory(state, rows)
     state.drew_last[rows] = False
     state.call_from[rows] = -1
     state.call_eligible[rows] = False
-    totals = state.totals[rows]
-    if rules.go_out_to_win:
-        out = state.went_out[rows].astype(np.int64)
-        scorer = np.where(out >= 0, out, 0)
-        over = (out >= 0) & (totals[np.arange(rows.size), scorer] >= rules.target)
-        winner = out
-    else:
-        best = totals.max(axis=1)
-        over = (best >= rules.target) & ((totals == best[:, None]).sum(axis=1) == 1)
-        winner = totals.argmax(axis=1)
+    over, winner = _game_result(rules, state, rows)
     state.winner[rows] = np.where(over, winner, -1)
     truncated = ~over & (state.hand_number[rows] + 1 >= rules.max_hands)
     state.truncated[rows] = truncated

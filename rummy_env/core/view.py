@@ -47,6 +47,7 @@ class PlayerView:
     dealer: np.ndarray      # int8 [n]        relative seat of the dealer
     owed: np.ndarray        # int16 [n]       card the next meld/lay-off must contain, -1
     no_discard: np.ndarray  # int16 [n]       card that may not be discarded, -1
+    taken: np.ndarray       # bool [n,53]     cards taken from the pile this turn (public)
     turn: np.ndarray        # int16 [n]
     hand_number: np.ndarray  # int16 [n]
 
@@ -98,6 +99,7 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
         dealer=((state.dealer[rows] - seats) % p).astype(np.int8),
         owed=state.owed[rows],
         no_discard=state.no_discard[rows],
+        taken=state.taken[rows],
         turn=state.turn[rows],
         hand_number=state.hand_number[rows],
     )

@@ -135,6 +135,7 @@ def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
     state.current_player[:] = (per_world(view.current_player) + seat) % p
     state.owed[:] = per_world(view.owed)
     state.no_discard[:] = per_world(view.no_discard)
+    state.taken[:] = per_world(view.taken)
     state.drew_last[:] = ((rules.stock_out == "last_draw") & (state.phase == PHASE_PLAY)
                           & (state.stock_size == 0))
     state.melded[b[:, None], order] = per_world(view.melded)
