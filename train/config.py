@@ -1,7 +1,10 @@
 """Training configuration: a dataclass with a docstring per field, loaded from YAML.
 
 ``load_config(path, overrides)`` reads ``configs/train/NAME.yaml`` and then
-``key=value`` overrides; an unknown key is an error naming the known ones.
+``key=value`` overrides. Every value is checked when the config is made (types
+from the annotations, ranges and choices from ``RANGES`` and ``CHOICES``, the
+rules, agent names and the network's arguments); an unknown key, a bad value or
+a file that is not valid YAML is a one-line ``ConfigError``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,27 @@ from agents.registry import check_spec
 from rummy_env.config import parse_overrides
 from rummy_env.core import Rules
 from rummy_env.envs.options import REWARDS
+
+from .config_checks import ConfigError, Range, check_fields, check_network
+
+AT_LEAST_0, AT_LEAST_1, POSITIVE, SHARE = Range(0), Range(1), Range(0, low_open=True), Range(0, 1)
+
+RANGES: dict[str, Range] = {
+    "seed": AT_LEAST_0, "total_steps": AT_LEAST_1, "max_minutes": AT_LEAST_0,
+    "num_envs": AT_LEAST_1, "num_steps": AT_LEAST_1, "learning_rate": POSITIVE,
+    "gamma": SHARE, "gae_lambda": SHARE, "num_minibatches": AT_LEAST_1,
+    "update_epochs": AT_LEAST_1, "clip_coef": POSITIVE, "ent_coef": AT_LEAST_0,
+    "vf_coef": AT_LEAST_0, "max_grad_norm": POSITIVE, "target_kl": AT_LEAST_0,
+    "self_play": SHARE, "snapshot_every": AT_LEAST_0, "max_snapshots": AT_LEAST_1,
+    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "checkpoint_every": AT_LEAST_1,
+    "keep_checkpoints": AT_LEAST_0, "torch_threads": AT_LEAST_0,
+}
+"""Allowed range of each numeric ``TrainConfig`` field."""
+
+CHOICES: dict[str, tuple[str, ...]] = {"reward": tuple(REWARDS),
+                                       "device": ("auto", "cpu", "cuda")}
+"""Allowed values of the ``TrainConfig`` fields that take a name (``arch`` and
+``arch_kwargs`` are checked by building the network)."""
 
 
 @dataclass
@@ -71,7 +95,7 @@ class TrainConfig:
     self_play: float = 0.5
     """Share of games in which every seat is the current learner."""
     opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
-    """Heuristic league members (agents/registry.py names)."""
+    """Heuristic league members (agents/registry.py names; one name: a list of one)."""
     snapshot_every: int = 25
     """Add a frozen copy of the learner to the league every this many updates (0: never)."""
     max_snapshots: int = 5
@@ -85,7 +109,8 @@ class TrainConfig:
     checkpoint_every: int = 10
     """Write ``last.pt`` every this many updates (and at the end)."""
     keep_checkpoints: int = 3
-    """Numbered checkpoints kept besides ``last.pt`` and ``best.pt``."""
+    """Numbered checkpoints (``step_*.pt``) kept besides ``last.pt`` and ``best.pt`` (0: none
+    are written)."""
     device: str = "auto"
     """``auto`` (CUDA when available), ``cpu`` or ``cuda``."""
     torch_threads: int = 0
@@ -96,19 +121,10 @@ class TrainConfig:
     """Show a progress bar."""
 
     def __post_init__(self) -> None:
-        Rules.from_dict(self.rules)  # fail early, naming the bad key
-        if self.reward not in REWARDS:
-            raise ValueError(f"config: reward={self.reward!r}; allowed: {', '.join(REWARDS)}")
-        if self.device not in ("auto", "cpu", "cuda"):
-            raise ValueError(f"config: device={self.device!r}; allowed: auto, cpu, cuda")
-        for spec in [*self.opponents, *self.eval_opponents]:
-            try:
-                check_spec(spec)
-            except ValueError as e:
-                raise ValueError(f"config: opponents: {e}") from None
-        for name in ("num_envs", "num_steps", "num_minibatches", "update_epochs", "total_steps"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"config: {name} must be >= 1")
+        check_fields(self, RANGES, CHOICES)
+        check_rules(self.rules)
+        check_agent_names([*self.opponents, *self.eval_opponents])
+        check_network(self.arch, self.arch_kwargs, self.game_rules)
 
     @property
     def game_rules(self) -> Rules:
@@ -125,30 +141,87 @@ class TrainConfig:
         """Updates of the run: ``total_steps`` in whole rollouts (at least one)."""
         return max(1, self.total_steps // self.batch_per_update)
 
+    @property
+    def planned_steps(self) -> int:
+        """Agent-steps of the whole run: ``num_updates`` rollouts."""
+        return self.num_updates * self.batch_per_update
+
     def to_dict(self) -> dict[str, Any]:
+        """The config as plain data (stored in checkpoints)."""
         return dataclasses.asdict(self)
+
+
+def check_rules(rules: dict[str, Any]) -> None:
+    """Refuse rules ``Rules.from_dict`` refuses, with its message."""
+    try:
+        Rules.from_dict(rules)
+    except ValueError as e:
+        raise ConfigError(f"config: {e}") from None
+
+
+def check_agent_names(specs: list[str]) -> None:
+    """Refuse agent names the registry does not know, with its message."""
+    for spec in specs:
+        try:
+            check_spec(spec)
+        except ValueError as e:
+            raise ConfigError(f"config: opponents: {e}") from None
+
+
+def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
+    """The mapping a YAML config file holds; a ConfigError naming the file (and line)."""
+    try:
+        loaded = yaml.safe_load(Path(path).read_text()) or {}
+    except OSError as e:
+        raise ConfigError(f"config: cannot read {path}: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"config: {path}{where} is not valid YAML: {problem}") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"config: {path} must hold a mapping of config keys")
+    return loaded
+
+
+def parse_override_texts(pairs: list[str]) -> dict[str, Any]:
+    """``key=value`` texts as a dict (values read as YAML); a ConfigError naming a bad one."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        try:
+            out.update(parse_overrides([pair]))
+        except yaml.YAMLError as e:
+            raise ConfigError(f"config: override {pair!r} is not valid YAML: "
+                              f"{getattr(e, 'problem', None) or e}") from None
+        except ValueError as e:
+            raise ConfigError(f"config: {e}") from None
+    return out
+
+
+def config_data(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None,
+                base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The raw settings: ``base``, then the YAML file, then overrides (``key=value`` texts or
+    a dict; ``rules.FLAG`` sets one flag of the rules)."""
+    data: dict[str, Any] = dict(base or {})
+    if path is not None:
+        data.update(read_yaml_mapping(path))
+    if not isinstance(overrides, dict):
+        overrides = parse_override_texts(overrides or [])
+    for key, value in overrides.items():
+        if key.startswith("rules.") and isinstance(data.get("rules", {}), dict):
+            data["rules"] = {**data.get("rules", {}), key[len("rules."):]: value}
+        else:
+            data[key] = value
+    return data
 
 
 def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None,
                 base: dict[str, Any] | None = None, cls: type = TrainConfig):
-    """A ``cls`` config (``TrainConfig`` or the RLlib backend's) from a YAML file (or the
-    defaults), then overrides: ``key=value`` texts or a dict; ``rules.FLAG`` sets one flag."""
-    data: dict[str, Any] = dict(base or {})
-    if path is not None:
-        loaded = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"config: {path} must hold a mapping")
-        data.update(loaded)
-    if not isinstance(overrides, dict):
-        overrides = parse_overrides(overrides or [])
-    for key, value in overrides.items():
-        if key.startswith("rules."):
-            data.setdefault("rules", {})
-            data["rules"] = {**data["rules"], key[len("rules."):]: value}
-        else:
-            data[key] = value
+    """A checked ``cls`` config (``TrainConfig`` or the RLlib backend's) from ``config_data``;
+    an unknown key is a ConfigError naming the known ones."""
+    data = config_data(path, overrides, base)
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ValueError(f"config: unknown key(s) {unknown}; known keys: {sorted(known)}")
+        raise ConfigError(f"config: unknown key(s) {unknown}; known keys: {sorted(known)}")
     return cls(**data)

@@ -26,10 +26,30 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core import Rules
+from rummy_env.envs.options import REWARDS
 
 from .checkpoint import save_checkpoint
-from .config import load_config
+from .config import (
+    AT_LEAST_0,
+    AT_LEAST_1,
+    POSITIVE,
+    SHARE,
+    check_agent_names,
+    check_rules,
+    load_config,
+)
+from .config_checks import Range, check_fields
 from .run_dir import create_run_dir
+
+RLLIB_RANGES: dict[str, Range] = {
+    "seed": AT_LEAST_0, "iterations": AT_LEAST_1, "num_env_runners": AT_LEAST_0,
+    "num_envs_per_env_runner": AT_LEAST_1, "num_learners": AT_LEAST_0,
+    "num_gpus_per_learner": AT_LEAST_0, "train_batch_size": AT_LEAST_1,
+    "minibatch_size": AT_LEAST_1, "num_epochs": AT_LEAST_1, "lr": POSITIVE, "gamma": SHARE,
+    "entropy_coeff": AT_LEAST_0, "snapshot_share": SHARE, "snapshot_every": AT_LEAST_1,
+    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "hidden": AT_LEAST_1,
+}
+"""Allowed range of each numeric ``RLlibConfig`` field."""
 
 
 @dataclass
@@ -83,8 +103,14 @@ class RLlibConfig:
     address: str = ""
     """Ray cluster address (``ray start --head`` prints it); empty: a local Ray."""
 
+    def __post_init__(self) -> None:
+        check_fields(self, RLLIB_RANGES, {"reward": tuple(REWARDS)})
+        check_rules(self.rules)
+        check_agent_names(self.eval_opponents)
+
     @property
     def game_rules(self) -> Rules:
+        """The ``rules`` mapping as a validated ``Rules``."""
         return Rules.from_dict(self.rules)
 
 
