@@ -2,7 +2,7 @@
 
 Each evaluation plays a duplicate match (every deal with the seats swapped) of
 the learner, acting greedily, against one opponent, and reports the learner's
-win rate and its mean points per hand.
+win rate (with its 95% interval, deals as clusters) and its mean points per hand.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import torch
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent
 from eval.arena import play_match
+from eval.stats import clustered_win_rate
 from rummy_env.core import Rules
 
 
 def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games: int,
              seed: int, device: str | torch.device = "cpu") -> dict[str, dict[str, float]]:
-    """{opponent: {"win_rate", "points_per_hand", "games"}} for the learner."""
+    """{opponent: {"win_rate", "win_lo", "win_hi", "points_per_hand", "games"}}."""
     learner = TorchAgent(policy, rules, name="learner", greedy=True, device=device, seed=seed)
     out: dict[str, dict[str, float]] = {}
     was_training = policy.training
@@ -29,8 +30,11 @@ def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games:
                             batch_size=min(512, max(games, 2)), progress=False)
         mine = result.lineups == 0  # [G, P] seats the learner held
         points = (result.totals * mine).sum()
+        deals, per_game = np.unique(result.deal, return_inverse=True)
+        wins = np.bincount(per_game, weights=result.winner_agent == 0, minlength=deals.size)
+        rate, _ = clustered_win_rate(wins, np.bincount(per_game, minlength=deals.size))
         out[name] = {
-            "win_rate": float(np.mean(result.winner_agent == 0)),
+            "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
             "points_per_hand": float(points / max(1, result.hands.sum())),
             "games": float(result.n_games),
         }

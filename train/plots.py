@@ -1,6 +1,10 @@
 """Learning curves from a run's TensorBoard event files, drawn with matplotlib.
 
     python -m train.plots runs/<run_name> --out learning_curves.png
+
+Top: the learner's win rate against each evaluation opponent, with its 95%
+interval as a band, over agent-steps (wall-clock minutes on the top axis).
+Below: each loss and statistic on its own panel and scale, raw and smoothed.
 """
 
 from __future__ import annotations
@@ -9,19 +13,44 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 
-def read_scalars(run_dir: str | Path) -> dict[str, list[tuple[int, float]]]:
-    """{tag: [(step, value), ...]} of every scalar in the run's event files."""
+LOSS_PANELS = (
+    ("losses/policy_loss", "policy loss", "linear"),
+    ("losses/value_loss", "value loss", "log"),
+    ("losses/entropy", "entropy", "linear"),
+    ("losses/approx_kl", "approx. KL (and old)", "log"),
+    ("losses/clipfrac", "clip fraction", "linear"),
+    ("losses/explained_variance", "explained variance", "linear"),
+)
+
+
+def read_scalars(run_dir: str | Path) -> dict[str, list[tuple[int, float, float]]]:
+    """{tag: [(step, value, wall time), ...]} of every scalar in the run's event files."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     events.Reload()
-    return {tag: [(e.step, e.value) for e in events.Scalars(tag)]
+    return {tag: [(e.step, e.value, e.wall_time) for e in events.Scalars(tag)]
             for tag in events.Tags()["scalars"]}
 
 
+def smooth(values: np.ndarray, weight: float = 0.9) -> np.ndarray:
+    """TensorBoard's exponential smoothing, debiased at the start."""
+    out, level = np.empty(len(values)), 0.0
+    for i, v in enumerate(values):
+        level = weight * level + (1 - weight) * v
+        out[i] = level / (1 - weight ** (i + 1))
+    return out
+
+
+def _series(scalars: dict, tag: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    steps, values, wall = (np.array(x, dtype=np.float64) for x in zip(*scalars[tag]))
+    return steps, values, wall
+
+
 def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
-    """Win rate against each evaluation opponent (left) and the losses (right) over steps."""
+    """Write the figure described in the module docstring; returns its path."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -31,19 +60,47 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     win_tags = sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate"))
     if not win_tags:
         raise ValueError(f"{run_dir}: no eval/*/win_rate scalars to plot")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    panels = [p for p in LOSS_PANELS if p[0] in scalars]
+    cols = 3
+    rows = 1 + -(-len(panels) // cols)
+    fig = plt.figure(figsize=(13, 3.6 * rows))
+    grid = fig.add_gridspec(rows, cols, height_ratios=[1.4] + [1] * (rows - 1))
+    top = fig.add_subplot(grid[0, :])
     for tag in win_tags:
-        steps, values = zip(*scalars[tag])
-        left.plot(steps, values, marker="o", ms=3, label=tag.split("/")[1].replace("vs_", "vs "))
-    left.axhline(0.5, color="grey", lw=0.8, ls="--")
-    left.set(title="learner win rate (duplicate games)", xlabel="agent steps", ylim=(0, 1.02))
-    left.legend()
-    for tag in ("losses/value_loss", "losses/entropy", "losses/approx_kl"):
-        if tag in scalars:
-            steps, values = zip(*scalars[tag])
-            right.plot(steps, values, label=tag.split("/")[1])
-    right.set(title="losses", xlabel="agent steps", yscale="log")
-    right.legend()
+        steps, rate, wall = _series(scalars, tag)
+        label = tag.split("/")[1].replace("vs_", "vs ")
+        line, = top.plot(steps, rate, marker="o", ms=3, label=label)
+        base = tag[: -len("win_rate")]
+        if base + "win_lo" in scalars and base + "win_hi" in scalars:
+            _, lo, _ = _series(scalars, base + "win_lo")
+            _, hi, _ = _series(scalars, base + "win_hi")
+            if lo.size == steps.size:
+                top.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+    top.axhline(0.5, color="grey", lw=0.8, ls="--")
+    top.set(title="learner win rate, duplicate games (band: 95% interval)",
+            xlabel="agent steps", ylabel="win rate", ylim=(0, 1.02))
+    top.legend(loc="lower right", ncol=min(4, len(win_tags)), fontsize=9)
+    at, _, wall = _series(scalars, win_tags[0])
+    minutes = (wall - wall[0]) / 60
+    if at.size > 1 and np.all(np.diff(at) > 0) and np.all(np.diff(minutes) > 0):
+        top.secondary_xaxis("top", functions=(lambda s: np.interp(s, at, minutes),
+                                              lambda m: np.interp(m, minutes, at))
+                            ).set_xlabel("wall-clock minutes")
+    for k, (tag, title, scale) in enumerate(panels):
+        ax = fig.add_subplot(grid[1 + k // cols, k % cols])
+        extra = ["losses/old_approx_kl"] if tag == "losses/approx_kl" else []
+        for t in [tag, *extra]:
+            if t not in scalars:
+                continue
+            steps, values, _ = _series(scalars, t)
+            if scale == "log":
+                values = np.maximum(np.abs(values), 1e-12)
+            raw, = ax.plot(steps, values, alpha=0.25, lw=0.8)
+            ax.plot(steps, smooth(values), color=raw.get_color(), lw=1.6,
+                    label=t.split("/")[1])
+        ax.set(title=title, xlabel="agent steps", yscale=scale)
+        if extra:
+            ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     out = Path(out)
     fig.savefig(out, dpi=110)

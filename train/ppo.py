@@ -11,7 +11,8 @@ the stored masks are re-applied when log-probs are recomputed).
 Logged to TensorBoard under ``runs/<run_name>/``: ``charts/SPS``,
 ``charts/episodic_return``, ``charts/learning_rate``, ``losses/*`` (means over the
 update's minibatches, ``old_approx_kl`` included),
-``eval/vs_<name>/win_rate`` and ``/points_per_hand``, ``league/*``, and the
+``eval/vs_<name>/win_rate`` (``/win_lo``, ``/win_hi``: its 95% interval) and
+``/points_per_hand``, ``league/*``, and the
 hyperparameters as a text table. Checkpoints: ``last.pt``, ``best.pt`` (best
 mean evaluation win rate) and the last few numbered ones.
 """
@@ -260,9 +261,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             last_eval = evaluate(rules, policy, cfg.eval_opponents, cfg.eval_games,
                                  seed=cfg.seed + 10_000 + update, device=device)
             for name, stats in last_eval.items():
-                writer.add_scalar(f"eval/vs_{name}/win_rate", stats["win_rate"], global_step)
-                writer.add_scalar(f"eval/vs_{name}/points_per_hand", stats["points_per_hand"],
-                                  global_step)
+                for key, value in stats.items():
+                    writer.add_scalar(f"eval/vs_{name}/{key}", value, global_step)
             score = float(np.mean([s["win_rate"] for s in last_eval.values()]))
             if score > best_score:
                 best_score = score
