@@ -32,6 +32,7 @@ from .cards import (
     rank_points,
     suit_of,
 )
+from .chips import chips
 from .deal import daily_seed, dealer_of_hand, deck_cards, game_keys, shuffled_decks
 from .decision import Decision, sample_legal
 from .lookup import LookupTables, lookup_tables
@@ -96,7 +97,7 @@ __all__ = [
     "PHASE_CALL", "PHASE_CALL_PLAY", "PHASE_DRAW", "PHASE_GAME_OVER", "PHASE_HAND_OVER",
     "PHASE_NAMES", "PHASE_PLAY", "PILE_TOP", "PRESETS", "PlayerView", "Position", "PositionError",
     "TableMeldSpec", "parse_position",
-    "Rules", "State", "action_layout", "bit_masks", "card_id", "card_text", "count_texts",
+    "Rules", "State", "action_layout", "bit_masks", "card_id", "card_text", "chips", "count_texts",
     "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "from_position",
     "game_keys", "init", "is_int", "layoff_fits", "legal_mask", "legal_texts",
     "lookup_tables", "makeable_melds", "max_melds", "meld_cards", "obs_layout",

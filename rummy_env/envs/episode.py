@@ -13,7 +13,7 @@ Two episode kinds (``episode=``):
            terminated otherwise.
 =========  ==================================================================
 
-Three rewards (``reward=``), per seat, paid on the step that causes them:
+Four rewards (``reward=``), per seat, paid on the step that causes them:
 
 ===============  ============================================================
 ``win``          at the end of the episode: +1 to the winner, -1/(P-1) to
@@ -23,6 +23,11 @@ Three rewards (``reward=``), per seat, paid on the step that causes them:
 ``points``       at every hand end: each seat's hand score / 100.
 ``points_diff``  at every hand end: (own hand score - mean of the other
                  seats' hand scores) / 100 (zero-sum).
+``chips``        at the end of the episode: seed 004's chips
+                 (``rummy_env.core.chips``: each seat pays the winner
+                 (winner's total - own total) x ``pcr``) / 100 (zero-sum).
+                 In ``hand`` episodes the hand scores and the hand's winner
+                 settle. A truncated episode, or a tie, pays 0.
 ===============  ============================================================
 
 Everything is batched: ``outcome`` looks at the games ``rows`` after a core step
@@ -35,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rummy_env.core import Rules, State
+from rummy_env.core import Rules, State, chips
 
 POINTS_SCALE = 100.0
 
@@ -73,11 +78,11 @@ class Outcome:
 
 
 def outcome(rules: Rules, state: State, rows: np.ndarray, episode: str,
-            reward: str) -> Outcome:
+            reward: str, pcr: int = 1) -> Outcome:
     """Rewards and episode ends of the games ``rows`` after a step.
 
     Call it for the games whose ``state.hand_ended`` is set: every other game
-    has zero rewards and goes on.
+    has zero rewards and goes on. ``pcr`` is the point chip ratio of ``chips``.
     """
     rows = np.asarray(rows, dtype=np.int64)
     p = rules.players
@@ -96,6 +101,9 @@ def outcome(rules: Rules, state: State, rows: np.ndarray, episode: str,
         won = np.flatnonzero(winner >= 0)
         rewards[won] = -1.0 / (p - 1)
         rewards[won, winner[won]] = 1.0
+    elif reward == "chips":
+        final = state.totals[rows] if episode == "game" else scores
+        rewards = chips(final, winner, pcr) / POINTS_SCALE
     elif reward == "points":
         rewards = scores / POINTS_SCALE
     else:

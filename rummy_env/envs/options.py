@@ -22,7 +22,7 @@ from rummy_env.core import Rules
 
 EPISODES = ("game", "hand")
 """``game``: an episode is a whole game to the target; ``hand``: hand 0 of a fresh game."""
-REWARDS = ("win", "points", "points_diff")
+REWARDS = ("win", "points", "points_diff", "chips")
 """See ``rummy_env.envs.episode`` for what each pays."""
 ILLEGAL_ACTIONS = ("raise", "penalize")
 """``raise``: ValueError naming the legal texts; ``penalize``: the game ends, offender -1."""
@@ -58,6 +58,13 @@ def check_choice(name: str, value: Any, allowed: tuple) -> Any:
     return value
 
 
+def check_pcr(pcr: Any) -> int:
+    """The point chip ratio of the ``chips`` reward: an integer >= 1 (default 1)."""
+    if isinstance(pcr, bool) or not isinstance(pcr, int) or pcr < 1:
+        raise ValueError(f"pcr={pcr!r} is not allowed; allowed: an integer >= 1")
+    return pcr
+
+
 def check_seat(seat: Any, players: int) -> Any:
     """A learning seat: ``"random"`` or a seat number 0..P-1."""
     if not (seat == "random" or (isinstance(seat, int) and 0 <= seat < players)):
@@ -81,7 +88,9 @@ def configure(env: Any, rules: Rules | None, rules_file: str | Path | None, pres
               episode: str, reward: str, illegal_action: str, render_mode: str | None,
               **flags: Any) -> None:
     """Check and set the options every single-game env shares: ``rules``, ``episode``,
-    ``reward``, ``illegal_action`` and ``render_mode`` (against ``env.metadata``)."""
+    ``reward``, ``pcr`` (a keyword among ``flags``), ``illegal_action`` and
+    ``render_mode`` (against ``env.metadata``)."""
+    env.pcr = check_pcr(flags.pop("pcr", 1))
     env.rules = resolve_rules(rules, rules_file, preset, **flags)
     env.episode = check_choice("episode", episode, EPISODES)
     env.reward = check_choice("reward", reward, REWARDS)
