@@ -1,9 +1,8 @@
 """Expert: a search player that plays each real choice out in sampled worlds.
 
 For every decision of the batch it asks Sharp (``agents.sharp``) for its
-choice, then, where the choice is one that decides hands (the draw: stock,
-top card, a dig, or ``end``; and the discard), it weighs a few candidates
-against each other:
+choice; where that choice is a discard it weighs a few discards against each
+other:
 
 1. Determinize: ``rummy_env.core.sample_worlds`` deals the cards the seat
    cannot see (the other seats' unknown cards and the stock) at random,
@@ -15,16 +14,20 @@ against each other:
 3. Score: the seat's hand score minus the mean of the other seats' (the score
    as if the hand ended now where the horizon cut it), plus ``win_bonus`` when
    the hand ends the game in the seat's favour (minus it when against). The
-   candidate with the best mean over the worlds is played; the worlds are
-   shared by the candidates, so their luck cancels in the comparison.
+   worlds are shared by the candidates, so their luck cancels in the
+   comparison; a candidate replaces Sharp's choice only when its mean gain
+   over it, world by world, exceeds ``trust`` standard errors (play-outs are
+   noisy: a hand's score swings by about 55 points from world to world).
 
-Candidates: Sharp's choice first, then the other legal draws (stock, top
-card, shallow digs first, ``end``) or the other discards ranked by a cheap
-prior (loose high cards first, see ``discard_prior``), ``candidates`` in all.
-Melds, lay-offs and the variant actions are Sharp's.
+Candidates: Sharp's choice, then the other discards ranked by a cheap prior
+(loose high cards first, see ``discard_prior``), ``candidates`` in all. With
+``draws=1`` the draws (stock, top card, shallow digs first, ``end``) are
+weighed too; measured against Sharp that loses (its play-outs favour taking
+the top card more than real play does), so it is off. Melds, lay-offs and
+the variant actions are Sharp's.
 
 The budget is set in the name: ``expert`` is ``expert:worlds=8,candidates=3,
-horizon=40,win_bonus=100``; any of these can be given, e.g.
+horizon=40,win_bonus=100,trust=0.5,draws=0``; any of these can be given, e.g.
 ``expert:worlds=32`` or ``expert:worlds=4,horizon=20``. The agent sees only
 the ``Decision`` (mask and the acting seat's view).
 """
@@ -72,11 +75,14 @@ class ExpertBudget:
     """Micro-steps each play-out runs at most before it is scored as it stands."""
     win_bonus: int = 100
     """Points added for a hand that ends the game won (taken off for one lost)."""
-    trust: float = 1.0
+    trust: float = 0.5
     """Standard errors by which a candidate's mean gain must beat Sharp's choice to replace it."""
+    draws: int = 0
+    """1: weigh the draws too (stock, top card, digs, ``end``). Off by default: measured
+    against Sharp, play-outs judge its draws worse than it does itself."""
 
     LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
-              "win_bonus": (0, 10000), "trust": (0, 10)}
+              "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1)}
 
     @classmethod
     def parse(cls, options: str) -> ExpertBudget:
@@ -147,7 +153,7 @@ class ExpertAgent:
         out = np.full((n, c), -1, np.int64)
         out[:, 0] = chosen
         rank = np.full(mask.shape, -np.inf)
-        drawing = view.phase == PHASE_DRAW
+        drawing = (view.phase == PHASE_DRAW) & bool(self.budget.draws)
         draw_ids = np.r_[ids.DRAW, ids.TAKE, ids.END, ids.TAKE + 1: ids.MELD]
         rank[np.ix_(drawing, draw_ids)] = -np.arange(draw_ids.size, dtype=np.float64)
         discarding = (view.phase == PHASE_PLAY) & (chosen >= ids.DISCARD) & (chosen < ids.SWAP)
