@@ -26,9 +26,20 @@ class CheckpointMismatch(ValueError):
     """A checkpoint made for other rules or another observation version."""
 
 
+class CheckpointDamaged(ValueError):
+    """A checkpoint file that cannot be read (cut short, overwritten, not a torch file)."""
+
+
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checkpoint's data, loaded with ``weights_only=True``."""
-    payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    """The checkpoint's data, loaded with ``weights_only=True``; a file that cannot be
+    read raises ``CheckpointDamaged`` (a missing one ``FileNotFoundError``)."""
+    try:
+        payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as e:  # torch raises many kinds for a damaged file
+        reason = str(e).split(". ")[0].splitlines()[0] if str(e) else type(e).__name__
+        raise CheckpointDamaged(f"{path} is damaged and cannot be read ({reason})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointMismatch(f"{path} is not a rummy500 checkpoint (format {FORMAT})")
     return payload

@@ -14,12 +14,15 @@ update's minibatches, ``old_approx_kl`` included),
 ``eval/vs_<name>/win_rate`` (``/win_lo``, ``/win_hi``: its 95% interval) and
 ``/points_per_hand``, ``league/*``, and the
 hyperparameters as a text table. Checkpoints: ``last.pt``, ``best.pt`` (best
-mean evaluation win rate) and the last few numbered ones.
+mean evaluation win rate) and the last few numbered ones; each also holds what a
+resumed run needs to go on as the same run (train/run_state.py). ``resume``
+continues a run from its ``last.pt`` after the checks of train/resume.py. On
+SIGINT or SIGTERM the update under way finishes, ``last.pt`` is saved and the
+result says which signal stopped the run (train/interrupt.py).
 """
 
 from __future__ import annotations
 
-import copy
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,34 +32,44 @@ import numpy as np
 import torch
 from torch import nn, optim
 
-from agents.checkpoint import read_checkpoint
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent, build_policy
 from rummy_env.envs.vector import RummyVectorEnv
 
+from . import run_state
 from .advantages import turn_based_gae
 from .checkpoint import save_checkpoint
 from .config import TrainConfig
+from .config_checks import ConfigError
 from .evaluation import evaluate
+from .interrupt import StopOnSignal
 from .league import SELF, League
+from .resume import open_run
 from .run_dir import create_run_dir
 from .seats import SeatControl
 
 
 @dataclass
 class TrainResult:
+    """What a run did: its folder, steps, updates, speed, last evaluation and, when a signal
+    stopped it early, that signal's number."""
+
     run_dir: Path
     global_step: int
     updates: int
     steps_per_second: float
     last_eval: dict[str, dict[str, float]]
+    stopped_by: int | None = None
 
 
 def pick_device(name: str) -> torch.device:
+    """The torch device for ``auto``, ``cpu`` or ``cuda``; a ConfigError when CUDA is asked
+    for and torch sees none."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device=cuda asked for, but torch sees no CUDA device")
+        raise ConfigError("config: device=cuda is not available: torch sees no CUDA device; "
+                          "allowed here: auto, cpu")
     return torch.device(name)
 
 
@@ -84,12 +97,15 @@ class Rollout:
 
 
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
+    """Train by ``cfg``, or continue the run ``resume`` (its folder or name under
+    ``cfg.run_dir``); a ConfigError before any work when the device or the resume is refused."""
     # ------------------------------------------------------------------ set-up
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     rules = cfg.game_rules
     device = pick_device(cfg.device)
+    run_dir, payload = open_run(resume, cfg) if resume is not None else (None, None)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
@@ -100,27 +116,40 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     obs_dim, n_actions = env.observation_size, env.num_actions
     batch_per_update, num_updates = cfg.batch_per_update, cfg.num_updates
 
-    policy = build_policy(cfg.arch, rules, obs_dim, n_actions, **cfg.arch_kwargs).to(device)
+    def new_network() -> nn.Module:
+        """A freshly initialised network of the config's architecture, on ``device``."""
+        return build_policy(cfg.arch, rules, obs_dim, n_actions, **cfg.arch_kwargs).to(device)
+
+    def frozen_member(name: str, weights: dict[str, torch.Tensor], seed: int) -> TorchAgent:
+        """A league member playing a frozen copy of the learner with ``weights``."""
+        frozen = new_network()
+        frozen.load_state_dict(weights)
+        return TorchAgent(frozen.eval(), rules, name, device=device, seed=seed)
+
+    policy = new_network()
     optimizer = optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
     league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
     for name in cfg.opponents:
         league.add(name, make_agent(name, rules, cfg.seed))
+    obs_np, mask_np, seat = env.reset(seed=cfg.seed)
+    seating = SeatControl(league, b, p, rng)
 
-    start_update, global_step, best_score = 1, 0, -1.0
-    if resume is not None:
-        run_dir = Path(resume)
-        if not run_dir.exists():
-            run_dir = Path(cfg.run_dir) / str(resume)
-        payload = read_checkpoint(run_dir / "last.pt")
+    global_step, best_score = 0, -1.0
+    if payload is not None:
         policy.load_state_dict(payload["state_dict"])
         optimizer.load_state_dict(payload["extra"]["optimizer"])
-        start_update = int(payload["extra"]["update"]) + 1
         global_step = int(payload["global_step"])
-        best_score = float(payload["extra"].get("best_score", -1.0))
+        best_score = float(payload["extra"]["best_score"])
+        obs_np, mask_np, seat = run_state.restore(
+            payload["extra"]["run_state"], league, seating, env, rng, device,
+            snapshot=lambda name, weights: frozen_member(name, weights, cfg.seed),
+            heuristic=lambda name: make_agent(name, rules, cfg.seed))
     else:
         run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
-    writer = SummaryWriter(str(run_dir), purge_step=global_step if resume else None)
-    if resume is None:
+    # Updates are counted from the steps done, so a resumed run ends at the same step.
+    first_update = global_step // batch_per_update + 1
+    writer = SummaryWriter(str(run_dir), purge_step=global_step if payload else None)
+    if payload is None:
         table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
 
@@ -128,160 +157,162 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         save_checkpoint(path, policy, arch=cfg.arch, arch_kwargs=cfg.arch_kwargs, rules=rules,
                         config=cfg.to_dict(), global_step=global_step,
                         extra={"optimizer": optimizer.state_dict(), "update": update,
-                               "best_score": best_score})
+                               "best_score": best_score,
+                               "run_state": run_state.capture(league, seating, env, rng,
+                                                              device)})
 
-    obs_np, mask_np, seat = env.reset(seed=cfg.seed)
-    seating = SeatControl(league, b, p, rng)
     buf = Rollout(t_len, b, obs_dim, n_actions, device)
     last_eval: dict[str, dict[str, float]] = {}
     start_time, start_step = time.time(), global_step
     bar = tqdm(total=num_updates * batch_per_update, initial=global_step, unit="step",
                disable=not cfg.progress, dynamic_ncols=True)
+    update = first_update - 1
+    with StopOnSignal() as stop, writer, bar:
+        for update in range(first_update, num_updates + 1):
+            if cfg.anneal_lr:
+                frac = 1.0 - (update - 1.0) / num_updates
+                optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            buf.clear()
+            seating.new_rollout()
 
-    for update in range(start_update, num_updates + 1):
-        if cfg.anneal_lr:
-            frac = 1.0 - (update - 1.0) / num_updates
-            optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-        buf.clear()
-        seating.new_rollout()
+            # -------------------------------------------------------------- rollout
+            for t in range(t_len):
+                global_step += b
+                actor = seating.controllers(seat)
+                learn = np.flatnonzero(actor == SELF)
+                actions = np.zeros(b, np.int64)
+                if learn.size:
+                    obs_t = torch.as_tensor(obs_np[learn], device=device)
+                    mask_t = torch.as_tensor(mask_np[learn], device=device)
+                    with torch.no_grad():
+                        action, logprob, _, value = policy.get_action_and_value(obs_t, mask_t)
+                    actions[learn] = action.cpu().numpy()
+                    buf.obs[t, learn] = obs_t
+                    buf.masks[t, learn] = mask_t
+                    buf.actions[t, learn] = action
+                    buf.logprobs[t, learn] = logprob
+                    buf.values[t, learn] = value.cpu().numpy()
+                    buf.learner[t, learn] = True
+                    seating.decide(t, learn, seat[learn], buf.next_step)
+                for j in np.unique(actor[actor != SELF]):
+                    rows = np.flatnonzero(actor == j)
+                    actions[rows] = league.agents[j].act(env.decision(rows, obs_np[rows]))
 
-        # -------------------------------------------------------------- rollout
-        for t in range(t_len):
-            global_step += b
-            actor = seating.controllers(seat)
-            learn = np.flatnonzero(actor == SELF)
-            actions = np.zeros(b, np.int64)
-            if learn.size:
-                obs_t = torch.as_tensor(obs_np[learn], device=device)
-                mask_t = torch.as_tensor(mask_np[learn], device=device)
+                obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
+
+                seating.credit(rewards, buf.rewards)
+                finished = info["episode"]["game"]
+                if finished.size:
+                    returns = seating.finish(finished, info["episode"]["winner"], buf.dones)
+                    writer.add_scalar("charts/episodic_return", float(returns.mean()), global_step)
+                    writer.add_scalar("charts/episodic_length",
+                                      float(info["episode"]["length"].mean()), global_step)
+
+            # Bootstrap every chain still pending from that seat's current observation.
+            g, s = seating.open_chains()
+            if g.size:
                 with torch.no_grad():
-                    action, logprob, _, value = policy.get_action_and_value(obs_t, mask_t)
-                actions[learn] = action.cpu().numpy()
-                buf.obs[t, learn] = obs_t
-                buf.masks[t, learn] = mask_t
-                buf.actions[t, learn] = action
-                buf.logprobs[t, learn] = logprob
-                buf.values[t, learn] = value.cpu().numpy()
-                buf.learner[t, learn] = True
-                seating.decide(t, learn, seat[learn], buf.next_step)
-            for j in np.unique(actor[actor != SELF]):
-                rows = np.flatnonzero(actor == j)
-                actions[rows] = league.agents[j].act(env.decision(rows, obs_np[rows]))
+                    boot = policy.get_value(torch.as_tensor(env.observations(s, g), device=device))
+                buf.bootstrap[seating.pending[g, s], g] = boot.cpu().numpy()
+            advantages, returns = turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step,
+                                                 buf.bootstrap, buf.learner, cfg.gamma,
+                                                 cfg.gae_lambda)
 
-            obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
+            # -------------------------------------------------------------- PPO update
+            ti, bi = np.nonzero(buf.learner)
+            ti_t, bi_t = torch.as_tensor(ti, device=device), torch.as_tensor(bi, device=device)
+            b_obs, b_masks = buf.obs[ti_t, bi_t], buf.masks[ti_t, bi_t]
+            b_actions, b_logprobs = buf.actions[ti_t, bi_t], buf.logprobs[ti_t, bi_t]
+            b_adv = torch.as_tensor(advantages[ti, bi], device=device)
+            b_returns = torch.as_tensor(returns[ti, bi], device=device)
+            b_values = torch.as_tensor(buf.values[ti, bi], device=device)
+            n_samples = ti.size
+            # Each minibatch's losses and statistics; the update logs their means.
+            stats: dict[str, list[float]] = {k: [] for k in (
+                "policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac")}
+            for _epoch in range(cfg.update_epochs):
+                order = torch.randperm(n_samples, device=device)
+                # Equal minibatches (no tiny remainder batch with a noisy gradient).
+                for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
+                    _, newlogprob, entropy, newvalue = policy.get_action_and_value(
+                        b_obs[mb], b_masks[mb], b_actions[mb])
+                    logratio = newlogprob - b_logprobs[mb]
+                    ratio = logratio.exp()
+                    with torch.no_grad():
+                        stats["old_approx_kl"].append((-logratio).mean().item())
+                        stats["approx_kl"].append(((ratio - 1) - logratio).mean().item())
+                        stats["clipfrac"].append(
+                            ((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                    mb_adv = b_adv[mb]
+                    if cfg.norm_adv and mb.numel() > 1:
+                        mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                    pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
+                        ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                    if cfg.clip_vloss:
+                        v_clipped = b_values[mb] + torch.clamp(newvalue - b_values[mb],
+                                                               -cfg.clip_coef, cfg.clip_coef)
+                        v_loss = 0.5 * torch.max((newvalue - b_returns[mb]) ** 2,
+                                                 (v_clipped - b_returns[mb]) ** 2).mean()
+                    else:
+                        v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
+                    entropy_loss = entropy.mean()
+                    loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+                    optimizer.step()
+                    stats["policy_loss"].append(pg_loss.item())
+                    stats["value_loss"].append(v_loss.item())
+                    stats["entropy"].append(entropy_loss.item())
+                if cfg.target_kl and stats["approx_kl"][-1] > cfg.target_kl:
+                    break
 
-            seating.credit(rewards, buf.rewards)
-            finished = info["episode"]["game"]
-            if finished.size:
-                returns = seating.finish(finished, info["episode"]["winner"], buf.dones)
-                writer.add_scalar("charts/episodic_return", float(returns.mean()), global_step)
-                writer.add_scalar("charts/episodic_length",
-                                  float(info["episode"]["length"].mean()), global_step)
+            # -------------------------------------------------------------- logging
+            y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
+            var_y = np.var(y_true)
+            explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+            sps = (global_step - start_step) / max(1e-9, time.time() - start_time)
+            writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+            writer.add_scalar("charts/SPS", sps, global_step)
+            writer.add_scalar("charts/learner_samples", n_samples, global_step)
+            for name, values in stats.items():
+                writer.add_scalar(f"losses/{name}", float(np.mean(values)), global_step)
+            writer.add_scalar("losses/explained_variance", explained_var, global_step)
+            for name, rate in league.stats().items():
+                writer.add_scalar(f"league/{name}/learner_win_rate", rate, global_step)
+            writer.add_scalar("league/members", len(league.agents), global_step)
 
-        # Bootstrap every chain still pending from that seat's current observation.
-        g, s = seating.open_chains()
-        if g.size:
-            with torch.no_grad():
-                boot = policy.get_value(torch.as_tensor(env.observations(s, g), device=device))
-            buf.bootstrap[seating.pending[g, s], g] = boot.cpu().numpy()
-        advantages, returns = turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step,
-                                             buf.bootstrap, buf.learner, cfg.gamma,
-                                             cfg.gae_lambda)
-
-        # -------------------------------------------------------------- PPO update
-        ti, bi = np.nonzero(buf.learner)
-        ti_t, bi_t = torch.as_tensor(ti, device=device), torch.as_tensor(bi, device=device)
-        b_obs, b_masks = buf.obs[ti_t, bi_t], buf.masks[ti_t, bi_t]
-        b_actions, b_logprobs = buf.actions[ti_t, bi_t], buf.logprobs[ti_t, bi_t]
-        b_adv = torch.as_tensor(advantages[ti, bi], device=device)
-        b_returns = torch.as_tensor(returns[ti, bi], device=device)
-        b_values = torch.as_tensor(buf.values[ti, bi], device=device)
-        n_samples = ti.size
-        # Each minibatch's losses and statistics; the update logs their means.
-        stats: dict[str, list[float]] = {k: [] for k in (
-            "policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac")}
-        for _epoch in range(cfg.update_epochs):
-            order = torch.randperm(n_samples, device=device)
-            # Equal minibatches (no tiny remainder batch with a noisy gradient).
-            for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
-                _, newlogprob, entropy, newvalue = policy.get_action_and_value(
-                    b_obs[mb], b_masks[mb], b_actions[mb])
-                logratio = newlogprob - b_logprobs[mb]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    stats["old_approx_kl"].append((-logratio).mean().item())
-                    stats["approx_kl"].append(((ratio - 1) - logratio).mean().item())
-                    stats["clipfrac"].append(
-                        ((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
-                mb_adv = b_adv[mb]
-                if cfg.norm_adv and mb.numel() > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
-                    ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-                if cfg.clip_vloss:
-                    v_clipped = b_values[mb] + torch.clamp(newvalue - b_values[mb],
-                                                           -cfg.clip_coef, cfg.clip_coef)
-                    v_loss = 0.5 * torch.max((newvalue - b_returns[mb]) ** 2,
-                                             (v_clipped - b_returns[mb]) ** 2).mean()
-                else:
-                    v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                stats["policy_loss"].append(pg_loss.item())
-                stats["value_loss"].append(v_loss.item())
-                stats["entropy"].append(entropy_loss.item())
-            if cfg.target_kl and stats["approx_kl"][-1] > cfg.target_kl:
+            if cfg.snapshot_every and update % cfg.snapshot_every == 0:
+                name = f"snapshot_{update}"
+                league.add(name, frozen_member(name, policy.state_dict(), cfg.seed + update),
+                           is_snapshot=True)
+            if cfg.eval_every and (update % cfg.eval_every == 0 or update == num_updates):
+                last_eval = evaluate(rules, policy, cfg.eval_opponents, cfg.eval_games,
+                                     seed=cfg.seed + 10_000 + update, device=device)
+                for name, stats in last_eval.items():
+                    for key, value in stats.items():
+                        writer.add_scalar(f"eval/vs_{name}/{key}", value, global_step)
+                score = float(np.mean([s["win_rate"] for s in last_eval.values()]))
+                if score > best_score:
+                    best_score = score
+                    checkpoint(run_dir / "best.pt", update)
+            out_of_time = cfg.max_minutes and time.time() - start_time > 60 * cfg.max_minutes
+            stopping = stop.requested or out_of_time
+            if update % cfg.checkpoint_every == 0 or update == num_updates:
+                checkpoint(run_dir / "last.pt", update)
+                if cfg.keep_checkpoints:
+                    checkpoint(run_dir / f"step_{global_step:012d}.pt", update)
+                    for old in sorted(run_dir.glob("step_*.pt"))[:-cfg.keep_checkpoints]:
+                        old.unlink()
+            elif stopping:
+                checkpoint(run_dir / "last.pt", update)
+            bar.update(batch_per_update)
+            shown: dict[str, Any] = {"SPS": f"{sps:,.0f}"}
+            shown.update({f"vs_{k}": f"{v['win_rate']:.2f}" for k, v in last_eval.items()})
+            bar.set_postfix(shown)
+            if stopping:
                 break
 
-        # -------------------------------------------------------------- logging
-        y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
-        var_y = np.var(y_true)
-        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
-        sps = (global_step - start_step) / max(1e-9, time.time() - start_time)
-        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
-        writer.add_scalar("charts/SPS", sps, global_step)
-        writer.add_scalar("charts/learner_samples", n_samples, global_step)
-        for name, values in stats.items():
-            writer.add_scalar(f"losses/{name}", float(np.mean(values)), global_step)
-        writer.add_scalar("losses/explained_variance", explained_var, global_step)
-        for name, rate in league.stats().items():
-            writer.add_scalar(f"league/{name}/learner_win_rate", rate, global_step)
-        writer.add_scalar("league/members", len(league.agents), global_step)
-
-        if cfg.snapshot_every and update % cfg.snapshot_every == 0:
-            frozen = copy.deepcopy(policy).eval()
-            league.add(f"snapshot_{update}", TorchAgent(frozen, rules, f"snapshot_{update}",
-                                                        device=device, seed=cfg.seed + update),
-                       is_snapshot=True)
-        if cfg.eval_every and (update % cfg.eval_every == 0 or update == num_updates):
-            last_eval = evaluate(rules, policy, cfg.eval_opponents, cfg.eval_games,
-                                 seed=cfg.seed + 10_000 + update, device=device)
-            for name, stats in last_eval.items():
-                for key, value in stats.items():
-                    writer.add_scalar(f"eval/vs_{name}/{key}", value, global_step)
-            score = float(np.mean([s["win_rate"] for s in last_eval.values()]))
-            if score > best_score:
-                best_score = score
-                checkpoint(run_dir / "best.pt", update)
-        if update % cfg.checkpoint_every == 0 or update == num_updates:
-            checkpoint(run_dir / "last.pt", update)
-            checkpoint(run_dir / f"step_{global_step:012d}.pt", update)
-            for old in sorted(run_dir.glob("step_*.pt"))[:-cfg.keep_checkpoints]:
-                old.unlink()
-        bar.update(batch_per_update)
-        shown: dict[str, Any] = {"SPS": f"{sps:,.0f}"}
-        shown.update({f"vs_{k}": f"{v['win_rate']:.2f}" for k, v in last_eval.items()})
-        bar.set_postfix(shown)
-        if cfg.max_minutes and time.time() - start_time > 60 * cfg.max_minutes:
-            checkpoint(run_dir / "last.pt", update)
-            break
-
-    bar.close()
-    writer.close()
     return TrainResult(run_dir, global_step, update,
                        (global_step - start_step) / max(1e-9, time.time() - start_time),
-                       last_eval)
+                       last_eval, stop.signal_number)

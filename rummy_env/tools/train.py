@@ -1,4 +1,10 @@
-"""``rummy500 train``: self-play PPO from a config file, with key=value overrides."""
+"""``rummy500 train``: self-play PPO from a config file, with key=value overrides.
+
+Bad settings, a refused resume and a missing device end at once with one line
+and exit code 2. Ctrl-C (SIGINT) or SIGTERM finishes the update under way,
+saves ``last.pt``, prints the command that resumes the run and exits with
+128 + the signal's number (130, 143).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,16 @@ import argparse
 import sys
 
 from train.config import load_config
+from train.config_checks import ConfigError
+
+USAGE_ERROR = 2
+"""Exit code of a refused setting or resume."""
+
+
+def _fail(message: str) -> int:
+    """Print ``message`` as one line on stderr; the usage-error exit code."""
+    print(f"rummy500 train: error: {message}", file=sys.stderr)
+    return USAGE_ERROR
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,14 +32,18 @@ def main(argv: list[str] | None = None) -> int:
         "there (last.pt, best.pt). Watch with: tensorboard --logdir runs",
         epilog="examples:\n  rummy500 train --config configs/train/quickstart.yaml\n"
         "  rummy500 train --config configs/train/selfplay.yaml num_envs=512 rules.players=3\n"
-        "  rummy500 train --config configs/train/quickstart.yaml --resume runs/RUN_NAME",
+        "  rummy500 train --resume runs/RUN_NAME total_steps=2000000\n"
+        "A resume uses the run's own config; only total_steps, max_minutes, the eval, "
+        "checkpoint and progress settings, device and torch_threads may change.\n"
+        "Ctrl-C saves last.pt after the update under way and prints how to resume.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--config", help="YAML file of TrainConfig fields (train/config.py)")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                         help="override config fields, e.g. total_steps=200000 rules.players=3")
     parser.add_argument("--resume", metavar="RUN",
-                        help="continue a run (its folder, or its name under run_dir) from last.pt")
+                        help="continue a run (its folder, or its name under run_dir) from "
+                        "last.pt, with the config stored there")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"],
                         help="where the network runs (default: the config's, auto)")
     parser.add_argument("--backend", choices=["builtin", "rllib"], default="builtin",
@@ -31,17 +51,30 @@ def main(argv: list[str] | None = None) -> int:
                         "config: configs/train/rllib_selfplay.yaml)")
     args = parser.parse_args(argv)
     if args.backend == "rllib":
-        return _main_rllib(parser, args)
+        return _main_rllib(args)
     overrides = list(args.overrides)
     if args.device:
         overrides.append(f"device={args.device}")
     try:
-        cfg = load_config(args.config, overrides)
-    except (OSError, ValueError) as e:
-        parser.error(str(e))
-    from train.ppo import train
+        if args.resume:
+            from train.resume import resumed_config
 
-    result = train(cfg, resume=args.resume)
+            cfg = resumed_config(args.resume, args.config, overrides)
+        else:
+            cfg = load_config(args.config, overrides)
+        from train.ppo import train
+
+        result = train(cfg, resume=args.resume)
+    except ConfigError as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        print("rummy500 train: stopped at once; the checkpoints already written are kept",
+              file=sys.stderr)
+        return 130
+    if result.stopped_by is not None:
+        print(f"stopped at step {result.global_step:,}: saved {result.run_dir / 'last.pt'}; "
+              f"resume with: rummy500 train --resume {result.run_dir}")
+        return 128 + result.stopped_by
     print(f"run: {result.run_dir}  steps: {result.global_step:,}  "
           f"updates: {result.updates}  SPS: {result.steps_per_second:,.0f}")
     for name, stats in result.last_eval.items():
@@ -52,18 +85,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _main_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-
+def _main_rllib(args: argparse.Namespace) -> int:
+    """``--backend rllib``: the RLlib trainer (no resume)."""
+    if args.resume:
+        return _fail("--resume is not available with --backend rllib")
     try:
         import ray  # noqa: F401
 
         from train.rllib_backend import load_rllib_config, train_rllib
     except ImportError as e:
-        parser.error(f"--backend rllib needs Ray RLlib: pip install -e '.[rllib]' ({e})")
+        return _fail(f"--backend rllib needs Ray RLlib: pip install -e '.[rllib]' ({e})")
     try:
         cfg = load_rllib_config(args.config, args.overrides)
-    except (OSError, ValueError) as e:
-        parser.error(str(e))
+    except ConfigError as e:
+        return _fail(str(e))
     if args.device == "cuda":
         cfg.num_gpus_per_learner = cfg.num_gpus_per_learner or 1
     out = train_rllib(cfg)
