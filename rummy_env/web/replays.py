@@ -88,13 +88,7 @@ class ReplayFile:
         if game in self.opened:
             return self.opened[game]
         record = self.records[game]
-        try:
-            rules = Rules.from_dict(record.rules)
-        except (ValueError, TypeError) as e:
-            raise Refusal(400, f"game {game}: {e}") from None
-        if len(record.agents) != rules.players:
-            raise Refusal(400, f"game {game}: {len(record.agents)} agents named for "
-                          f"{rules.players} seats")
+        rules = Rules.from_dict(record.rules)  # checked when the file was read
         opened = _OpenedGame(rules)
         moves, hand = [0], [0]
 
