@@ -8,7 +8,9 @@
 * under ``--duplicate``: the win rate's interval clustered by deal, and how much
   narrower it is than the Wilson interval of as many independent games;
 * with three or more agents: the head-to-head table (how often the row agent
-  finished ahead of the column agent when they met) and Bradley-Terry ratings.
+  finished ahead of the column agent when they met) and Bradley-Terry ratings;
+* with ``pcr`` (seed 004's point chip ratio): each agent's mean chips per game
+  with a 95% interval (``rummy_env.core.chips``; a game without a winner pays 0).
 
 ``write_report(report, out_dir)`` writes ``report.json``, ``agents.csv``,
 ``report.md`` and ``win_rates.png`` (matplotlib, Agg backend).
@@ -26,11 +28,13 @@ import numpy as np
 
 from eval.arena import MatchResult
 from eval.ratings import pairwise, rate_match
-from eval.stats import clustered_win_rate, ratio_interval, win_rate
+from eval.stats import clustered_win_rate, mean_interval, ratio_interval, win_rate
+from rummy_env.core import chips
 
 
-def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = None) -> dict:
-    """All the numbers of a match as JSON-able data."""
+def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = None,
+                 pcr: int | None = None) -> dict:
+    """All the numbers of a match as JSON-able data (chips per game when ``pcr`` is given)."""
     names = match.agent_names
     k = len(names)
     g = match.n_games
@@ -39,6 +43,7 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
     points = np.stack([np.where(match.lineups == a, match.totals, 0).sum(axis=1)
                        for a in range(k)], axis=1)  # [G, k]
     deals = np.unique(match.deal, return_inverse=True)[1]
+    chips_of = None if pcr is None else agent_chips(match, pcr)  # [G, k]
 
     agents = []
     for a, name in enumerate(names):
@@ -61,6 +66,9 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
             "even_rate": float((seats_of[played, a] / match.lineups.shape[1]).mean())
             if played.any() else float("nan"),
         }
+        if chips_of is not None:
+            est = mean_interval(chips_of[played, a])
+            row.update(chips_per_game=est.value, chips_lo=est.lo, chips_hi=est.hi)
         if match.duplicate:
             won = np.where(played, (winner == a).astype(np.float64), 0.0)
             dup, deff = clustered_win_rate(np.bincount(deals, won),
@@ -91,6 +99,7 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
             "truncated": int(match.truncated.sum()),
             "mean_hands": float(match.hands.mean()) if g else float("nan"),
             "seconds": match.seconds,
+            "pcr": pcr,
             **(meta or {}),
         },
         "agents": agents,
@@ -109,6 +118,13 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
         report["head_to_head"] = table
         report["ratings"] = rate_match(match, bootstrap=bootstrap, seed=match.seed)
     return report
+
+
+def agent_chips(match: MatchResult, pcr: int) -> np.ndarray:
+    """float64 [G, k]: chips each agent won (+) or paid (-) in each game, over its seats."""
+    seat_chips = chips(match.totals, match.winner, pcr)  # [G, P]
+    return np.stack([np.where(match.lineups == a, seat_chips, 0).sum(axis=1)
+                     for a in range(len(match.agent_names))], axis=1).astype(np.float64)
 
 
 def _per_decision_ms(match: MatchResult, agent: int) -> float:
@@ -151,6 +167,13 @@ def markdown(report: dict) -> str:
             f"{_pct(a['win_lo'])} - {_pct(a['win_hi'])} | {_num(a['points_per_hand'])} | "
             f"{_num(a['points_lo'])} - {_num(a['points_hi'])} | "
             + ("nan" if ms != ms else f"{ms:.2f}") + " |")
+    if meta.get("pcr") is not None:
+        lines += ["", f"Chips per game at PCR {meta['pcr']}: each seat pays the winner "
+                  "(winner's total - its total) x PCR (mean with a 95% interval).", "",
+                  "| agent | chips/game | 95% CI |", "| --- | ---: | --- |"]
+        for a in report["agents"]:
+            lines.append(f"| {a['agent']} | {_num(a['chips_per_game'])} | "
+                         f"{_num(a['chips_lo'])} - {_num(a['chips_hi'])} |")
     if meta["duplicate"]:
         lines += ["", "Duplicate deals: the win-rate interval counting each deal's seatings "
                   "together (Wilson with n / design effect), against the Wilson interval of as "
@@ -192,6 +215,9 @@ CSV_FIELDS = ("agent", "games", "wins", "win_rate", "win_lo", "win_hi", "points_
 def write_csv(report: dict, path: Path) -> None:
     """One row per agent (plus the duplicate and rating columns when present)."""
     extra = []
+    chip_fields = ["chips_per_game", "chips_lo", "chips_hi"]
+    if report["meta"].get("pcr") is not None:
+        extra += chip_fields
     if report["meta"]["duplicate"]:
         extra += ["dup_win_lo", "dup_win_hi", "dup_narrowing"]
     if "ratings" in report:
@@ -201,6 +227,8 @@ def write_csv(report: dict, path: Path) -> None:
         w.writerow(list(CSV_FIELDS) + extra)
         for a in report["agents"]:
             row = [a[k] for k in CSV_FIELDS]
+            if report["meta"].get("pcr") is not None:
+                row += [a[k] for k in chip_fields]
             if report["meta"]["duplicate"]:
                 d = a["duplicate"]
                 row += [d["win_lo"], d["win_hi"], d["narrowing"]]

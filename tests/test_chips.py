@@ -94,3 +94,25 @@ def test_bad_pcr_is_refused_by_every_env(pcr) -> None:
     for make in makers:
         with pytest.raises(ValueError, match="pcr="):
             make()
+
+
+def test_match_report_gives_chips_per_game_with_an_interval(tmp_path) -> None:
+    from agents.random_agent import RandomAgent
+    from eval.arena import play_match
+    from eval.report import agent_chips, build_report, markdown, write_report
+
+    rules = Rules(players=3, game_hands=1)
+    agents = [RandomAgent(seed=s) for s in range(3)]
+    for i, agent in enumerate(agents):
+        agent.name = f"random#{i}"
+    match = play_match(rules, agents, 12, seed=1, batch_size=8, progress=False)
+    per_game = agent_chips(match, 4)
+    np.testing.assert_allclose(per_game.sum(axis=1), 0.0)
+    report = build_report(match, bootstrap=10, pcr=4)
+    row = report["agents"][0]
+    assert row["chips_lo"] <= row["chips_per_game"] == pytest.approx(per_game[:, 0].mean())
+    assert row["chips_per_game"] <= row["chips_hi"]
+    assert "Chips per game at PCR 4" in markdown(report)
+    paths = write_report(report, tmp_path)
+    assert "chips_per_game" in paths["csv"].read_text().splitlines()[0]
+    assert "chips_per_game" not in build_report(match, bootstrap=10)["agents"][0]

@@ -1,7 +1,7 @@
 """``rummy500 eval``: play a fair match between agents and report win rates with intervals.
 
     rummy500 eval --agents sharp casual [random] [ckpt:PATH ...] --games N --players P
-                  --preset NAME --seed S [--duplicate] [--daily] [--out DIR]
+                  --preset NAME --seed S [--duplicate] [--daily] [--pcr N] [--out DIR]
     python -m rummy_env.tools.eval ...      (the same)
 
 Seats rotate so every agent sits in every seat equally often (with more agents
@@ -9,7 +9,8 @@ than seats, every group of P agents plays); the game count is rounded up to
 whole rotations. ``--duplicate`` plays every deal once per seating so the luck
 of the cards cancels, and reports how much that narrows the interval.
 ``--daily`` seeds the deals from today's UTC date: everyone who runs it today
-with the same rules and table size gets the same deals. The Markdown table is
+with the same rules and table size gets the same deals. ``--pcr N`` adds each
+agent's chips per game (seed 004's point chip ratio). The Markdown table is
 printed; ``--out DIR`` also writes report.json, agents.csv, report.md and
 win_rates.png; ``--record FILE`` appends every game as a replayable JSON line.
 """
@@ -49,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play every deal once per seating so card luck cancels")
     p.add_argument("--daily", action="store_true",
                    help="seed the deals from today's UTC date (overrides --seed)")
+    p.add_argument("--pcr", type=positive_int, metavar="N",
+                   help="also report chips per game at this point chip ratio (seed 004)")
     p.add_argument("--out", metavar="DIR", help="write report.json, agents.csv, report.md, "
                                                 "win_rates.png here")
     p.add_argument("--record", metavar="FILE",
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"appended {len(recorder.done)} game records to {args.record}")
     command = "rummy500 eval " + " ".join(args_in)
     report = build_report(match, bootstrap=args.bootstrap,
-                          meta={"daily": day, "command": command})
+                          meta={"daily": day, "command": command}, pcr=args.pcr)
     print(markdown(report), end="")
     if args.out:
         paths = write_report(report, args.out)
