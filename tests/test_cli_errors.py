@@ -175,3 +175,14 @@ def test_play_reads_odd_digits_as_a_bad_move_and_keeps_the_game() -> None:
     move = read_move(["draw", "take 1"], action_ids, lambda _: next(answers), said.append)
     assert move == action_ids.parse("draw")
     assert len(said) == 2 and all("no move" in s for s in said)
+
+
+def test_bench_against_gin_reports_each_peer_with_its_ratio() -> None:
+    """Every peer row is measured with a ratio to the AEC env, or says why it is skipped."""
+    done = rummy500("bench", "--what", "aec", "--against", "gin", "--seconds", "0.3", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert rows[0]["env"] == "aec"
+    assert {r["env"] for r in rows[1:]} == {"rlcard-gin", "openspiel-gin"}
+    for row in rows[1:]:
+        assert "skipped" in row or row["ratio"] > 0

@@ -16,6 +16,7 @@ import numpy as np
 
 from rummy_env.core import GameStream, Rules, legal_mask, sample_legal, step_inplace
 from rummy_env.tools.arg_checks import CommandParser, non_negative_int, positive_float, positive_int
+from rummy_env.tools.bench_peers import PEERS, bench_peers
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
@@ -50,6 +51,11 @@ def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> 
 
 def _line(r: dict) -> str:
     what = r.get("what") or r.get("env")
+    if "skipped" in r:
+        return f"{what:15s} skipped: {r['skipped']}"
+    if "ratio" in r:
+        return (f"{what:15s}      {r['agent_steps_per_s']:>12,.0f} agent-steps/s  "
+                f"(aec is {r['ratio']:.2f}x this, same run)")
     head = f"{what:7s} {r['preset']:9s} P={r['players']}"
     if what == "agents":
         return "\n".join(f"{head} B={v['batch_size']:5d}  {name:>8s} "
@@ -59,6 +65,14 @@ def _line(r: dict) -> str:
     extra = (f"  {r['hands_per_s']:>9,.1f} hands/s  peak {r['peak_memory_mb']:,.0f} MiB"
              if what == "core" else "")
     return f"{head}{batch}  {r['agent_steps_per_s']:>12,.0f} agent-steps/s{extra}"
+
+
+def with_ratios(ours: dict, peers: list[dict]) -> list[dict]:
+    """The peer rows, each with ``ratio``: our agent-steps/s over the peer's."""
+    for row in peers:
+        if "agent_steps_per_s" in row:
+            row["ratio"] = ours["agent_steps_per_s"] / row["agent_steps_per_s"]
+    return peers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,6 +91,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="duration of each measurement")
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    parser.add_argument("--against", choices=sorted(PEERS),
+                        help="with --what aec: also measure peer engines of this game in the "
+                        "same run and print the ratios (gin: RLCard's and OpenSpiel's gin "
+                        "rummy, the [peers] extra)")
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
     try:
@@ -94,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
             from .bench_envs import bench_aec
 
             results = [bench_aec(rules, args.seconds, args.seed)]
+            if args.against:
+                results += with_ratios(results[0], bench_peers(args.against, args.seconds,
+                                                               args.seed))
         else:
             from eval.bench_agents import bench_agents
 
