@@ -100,12 +100,12 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     """Train by ``cfg``, or continue the run ``resume`` (its folder or name under
     ``cfg.run_dir``); a ConfigError before any work when the device or the resume is refused."""
     # ------------------------------------------------------------------ set-up
+    device = pick_device(cfg.device)
+    run_dir, payload = open_run(resume, cfg) if resume is not None else (None, None)
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     rules = cfg.game_rules
-    device = pick_device(cfg.device)
-    run_dir, payload = open_run(resume, cfg) if resume is not None else (None, None)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)

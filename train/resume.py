@@ -26,6 +26,10 @@ CHANGEABLE_ON_RESUME = ("total_steps", "max_minutes", "eval_every", "eval_games"
 """Settings a resumed run may change; the others make a different run."""
 
 
+RESUME_STATE = {"optimizer", "best_score", "run_state"}
+"""What a checkpoint's ``extra`` must hold for a run to resume from it."""
+
+
 class ResumeRefused(ConfigError):
     """A run that cannot be resumed as asked; the message says why and what to do."""
 
@@ -54,7 +58,7 @@ def read_last(run_dir: Path) -> dict[str, Any]:
     numbered checkpoint to resume from instead."""
     last = run_dir / "last.pt"
     try:
-        return read_checkpoint(last)
+        payload = read_checkpoint(last)
     except (CheckpointDamaged, CheckpointMismatch, FileNotFoundError) as e:
         problem = str(e) if not isinstance(e, FileNotFoundError) else f"{last} does not exist"
         fallback = newest_intact_checkpoint(run_dir)
@@ -63,6 +67,11 @@ def read_last(run_dir: Path) -> dict[str, Any]:
                                 f"{run_dir}; start a new run") from None
         raise ResumeRefused(f"resume: {problem}; the newest intact checkpoint is {fallback}: "
                             f"to resume from it, run: cp {fallback} {last}") from None
+    if not RESUME_STATE <= set(payload["extra"]):
+        raise ResumeRefused(f"resume: {last} holds no training state to go on from (written by "
+                            "the RLlib backend or an older version); it can still be played "
+                            f"as ckpt:{last}")
+    return payload
 
 
 def resumed_config(resume: str | Path, config_path: str | Path | None,

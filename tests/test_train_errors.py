@@ -1,0 +1,207 @@
+"""``rummy500 train`` errors and interruptions, through the real program (subprocesses).
+
+A bad setting or a refused resume: exit code 2, one line on stderr naming the
+key or value, no traceback, nothing on disk created or changed. A resume goes
+on as the same run. SIGINT/SIGTERM save ``last.pt`` and print how to resume.
+Independent commands run side by side to keep the file fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents.checkpoint import read_checkpoint
+from train.config import load_config
+from train.config_checks import ConfigError
+from train.rllib_backend import load_rllib_config
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["num_envs=4", "num_steps=8", "eval_every=0", "arch_kwargs={hidden: [16]}",
+        "opponents=[random, casual]", "self_play=0.3", "snapshot_every=1", "max_snapshots=2",
+        "checkpoint_every=1", "progress=false", "torch_threads=1"]
+"""The smallest run that still exercises the league, snapshots and checkpoints (32 steps an
+update)."""
+
+
+def cli(*args: str) -> list[str]:
+    """The command line of ``rummy500 train ARGS``."""
+    return [sys.executable, "-m", "rummy_env.tools.cli", "train", *args]
+
+
+def run_side_by_side(commands: list[list[str]]) -> list[subprocess.CompletedProcess]:
+    """Run the commands at the same time; their results in order."""
+    procs = [subprocess.Popen(c, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for c in commands]
+    results = []
+    for command, proc in zip(commands, procs):
+        out, err = proc.communicate(timeout=300)
+        results.append(subprocess.CompletedProcess(command, proc.returncode, out, err))
+    return results
+
+
+def files_of(folder: Path) -> dict[str, str]:
+    """{relative path: sha256} of every file under ``folder``."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def assert_one_line_refusal(done: subprocess.CompletedProcess, *words: str) -> None:
+    """Exit code 2, one stderr line naming ``words``, no traceback."""
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rummy500 train: error:"), done.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+# ----------------------------------------------------------------------------- settings
+BAD_SETTINGS = {
+    "num_envs text": (["num_envs=many"], "num_envs"),
+    "num_envs float": (["num_envs=1.5"], "num_envs"),
+    "num_envs bool": (["num_envs=true"], "num_envs"),
+    "learning_rate negative": (["learning_rate=-1"], "learning_rate"),
+    "learning_rate text": (["learning_rate=abc"], "learning_rate"),
+    "arch": (["arch=foo"], "foo"),
+    "arch_kwargs key": (["arch_kwargs={nope: 1}"], "nope"),
+    "torch_threads": (["torch_threads=-1"], "torch_threads"),
+    "checkpoint_every": (["checkpoint_every=0"], "checkpoint_every"),
+    "keep_checkpoints": (["keep_checkpoints=-1"], "keep_checkpoints"),
+    "eval_every": (["eval_every=-1"], "eval_every"),
+    "self_play": (["self_play=2"], "self_play"),
+    "gamma": (["gamma=5"], "gamma"),
+    "rules text": (["rules=standard"], "rules"),
+    "rules flag": (["rules.players=9"], "players"),
+    "unknown key": (["learning_rat=0.1"], "learning_rat"),
+    "opponent name": (["opponents=nobody"], "nobody"),
+    "override yaml": (["num_envs=["], "num_envs=["),
+    "config file yaml": (["--config", "BAD_YAML"], "line 2"),
+    "config file missing": (["--config", "no_such.yaml"], "no_such.yaml"),
+}
+if not torch.cuda.is_available():
+    BAD_SETTINGS["no cuda"] = (["--device", "cuda"], "cuda")
+
+
+@pytest.fixture(scope="module")
+def bad_setting_results(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Path]]:
+    """Every bad setting run once, side by side, each with its own (unused) run folder."""
+    tmp = tmp_path_factory.mktemp("bad")
+    bad_yaml = tmp / "bad.yaml"
+    bad_yaml.write_text("num_envs: 4\n  total_steps: [\n")
+    commands, runs = [], []
+    for i, (args, _) in enumerate(BAD_SETTINGS.values()):
+        runs.append(tmp / f"runs{i}")
+        args = [str(bad_yaml) if a == "BAD_YAML" else a for a in args]
+        commands.append(cli(*args, f"run_dir={runs[-1]}"))
+    results = run_side_by_side(commands)
+    return dict(zip(BAD_SETTINGS, zip(results, runs)))
+
+
+@pytest.mark.parametrize("case", list(BAD_SETTINGS))
+def test_bad_setting_is_refused_in_one_line_before_any_work(case, bad_setting_results) -> None:
+    done, runs = bad_setting_results[case]
+    assert_one_line_refusal(done, BAD_SETTINGS[case][1])
+    assert not runs.exists(), "a refused run must not create its run folder"
+
+
+def test_settings_shorthands_and_rllib_share_the_checks() -> None:
+    assert load_config(None, ["opponents=random"]).opponents == ["random"]
+    assert load_config(None, ["learning_rate=3e-4", "max_minutes=2"]).max_minutes == 2.0
+    assert load_config(None, ["keep_checkpoints=0"]).keep_checkpoints == 0
+    with pytest.raises(ConfigError, match="lr=-1"):
+        load_rllib_config(None, ["lr=-1"])
+    with pytest.raises(ConfigError, match="hidden"):
+        load_rllib_config(None, ["hidden=[0]"])
+
+
+# ----------------------------------------------------------------------------- resume
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """A finished run of 4 updates (128 agent-steps) keeping every numbered checkpoint."""
+    root = tmp_path_factory.mktemp("runs")
+    done = subprocess.run(cli(*TINY, "total_steps=128", "keep_checkpoints=4",
+                              f"run_dir={root}"), cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = root.iterdir()
+    return run
+
+
+def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged"
+    shutil.copytree(finished_run, damaged)
+    data = (damaged / "last.pt").read_bytes()
+    (damaged / "last.pt").write_bytes(data[: len(data) // 2])
+    (damaged / "step_000000000128.pt").write_bytes(b"cut")
+    before = {run: files_of(run) for run in (finished_run, damaged)}
+    quickstart = str(ROOT / "configs/train/quickstart.yaml")
+    cases = [
+        (["--resume", str(finished_run), "rules={preset: web}"], ["rules", "different run"]),
+        (["--resume", str(finished_run), "rules.players=3", "num_envs=8", "seed=2",
+          "total_steps=256"], ["rules", "num_envs", "seed"]),
+        (["--resume", str(finished_run), "--config", quickstart, "total_steps=256"],
+         ["arch_kwargs", "without --config"]),
+        (["--resume", str(finished_run)], ["finished", "total_steps=256"]),
+        (["--resume", str(damaged), "total_steps=256"],
+         ["last.pt is damaged", "step_000000000096.pt", "cp "]),
+    ]
+    results = run_side_by_side([cli(*args) for args, _ in cases])
+    for (_, words), done in zip(cases, results):
+        assert_one_line_refusal(done, *words)
+    assert {run: files_of(run) for run in before} == before
+
+
+def test_resume_continues_the_same_run(finished_run: Path, tmp_path: Path) -> None:
+    """From the checkpoint after update 2, with no config given, a resume ends at step 128
+    with the very weights and league of the run that never stopped; a leftover *.tmp of a
+    killed save is removed."""
+    resumed = tmp_path / "resumed"
+    resumed.mkdir()
+    shutil.copy(finished_run / "step_000000000064.pt", resumed / "last.pt")
+    (resumed / "last.ptkilled.tmp").write_bytes(b"half a checkpoint")
+    done = subprocess.run(cli("--resume", str(resumed)), cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not list(resumed.glob("*.tmp"))
+    ours, theirs = read_checkpoint(resumed / "last.pt"), read_checkpoint(finished_run / "last.pt")
+    assert ours["global_step"] == theirs["global_step"] == 128
+    for key, value in theirs["state_dict"].items():
+        assert torch.equal(value, ours["state_dict"][key]), key
+    league = [(m["name"], m["win_rate"]) for m in ours["extra"]["run_state"]["league"]]
+    assert league == [(m["name"], m["win_rate"])
+                      for m in theirs["extra"]["run_state"]["league"]]
+
+
+# ----------------------------------------------------------------------------- signals
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> None:
+    proc = subprocess.Popen(cli(*TINY, "total_steps=100000000", "keep_checkpoints=0",
+                                f"run_dir={tmp_path}"), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while not list(tmp_path.glob("*/last.pt")) and time.time() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.2)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, (proc.returncode, err[-3000:])
+    assert "Traceback" not in err, err[-3000:]
+    (run,) = tmp_path.iterdir()
+    assert f"resume with: rummy500 train --resume {run}" in out
+    assert not list(run.glob("step_*.pt")), "keep_checkpoints=0 writes no numbered checkpoint"
+    step = read_checkpoint(run / "last.pt")["global_step"]
+    assert 0 < step < 100_000_000 and step % 32 == 0
+    if sig == signal.SIGINT:
+        done = subprocess.run(cli("--resume", str(run), f"total_steps={step + 64}"), cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert read_checkpoint(run / "last.pt")["global_step"] == step + 64
