@@ -135,12 +135,14 @@ def _per_decision_ms(match: MatchResult, agent: int) -> float:
 
 
 # ----------------------------------------------------------------------------- writers
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
+    """A rate as a percentage with one decimal (``nan`` when unknown)."""
     return "nan" if x != x else f"{100 * x:.1f}%"
 
 
-def _num(x: float) -> str:
-    return "nan" if x != x else f"{x:.1f}"
+def num(x: float, digits: int = 1) -> str:
+    """A number with ``digits`` decimals (``nan`` when unknown)."""
+    return "nan" if x != x else f"{x:.{digits}f}"
 
 
 def markdown(report: dict) -> str:
@@ -163,17 +165,17 @@ def markdown(report: dict) -> str:
     for a in report["agents"]:
         ms = a.get("ms_per_decision", float("nan"))
         lines.append(
-            f"| {a['agent']} | {a['games']} | {a['wins']} | {_pct(a['win_rate'])} | "
-            f"{_pct(a['win_lo'])} - {_pct(a['win_hi'])} | {_num(a['points_per_hand'])} | "
-            f"{_num(a['points_lo'])} - {_num(a['points_hi'])} | "
+            f"| {a['agent']} | {a['games']} | {a['wins']} | {pct(a['win_rate'])} | "
+            f"{pct(a['win_lo'])} - {pct(a['win_hi'])} | {num(a['points_per_hand'])} | "
+            f"{num(a['points_lo'])} - {num(a['points_hi'])} | "
             + ("nan" if ms != ms else f"{ms:.2f}") + " |")
     if meta.get("pcr") is not None:
         lines += ["", f"Chips per game at PCR {meta['pcr']}: each seat pays the winner "
                   "(winner's total - its total) x PCR (mean with a 95% interval).", "",
                   "| agent | chips/game | 95% CI |", "| --- | ---: | --- |"]
         for a in report["agents"]:
-            lines.append(f"| {a['agent']} | {_num(a['chips_per_game'])} | "
-                         f"{_num(a['chips_lo'])} - {_num(a['chips_hi'])} |")
+            lines.append(f"| {a['agent']} | {num(a['chips_per_game'])} | "
+                         f"{num(a['chips_lo'])} - {num(a['chips_hi'])} |")
     if meta["duplicate"]:
         lines += ["", "Duplicate deals: the win-rate interval counting each deal's seatings "
                   "together (Wilson with n / design effect), against the Wilson interval of as "
@@ -184,9 +186,9 @@ def markdown(report: dict) -> str:
         for a in report["agents"]:
             d = a["duplicate"]
             lines.append(
-                f"| {a['agent']} | {d['deals']} | {_pct(d['win_lo'])} - {_pct(d['win_hi'])} | "
-                f"{_pct(d['half_width'])} | {_pct(d['plain_half_width'])} | "
-                f"{_pct(d['narrowing'])} | {d['equivalent_plain_games']:.0f} |")
+                f"| {a['agent']} | {d['deals']} | {pct(d['win_lo'])} - {pct(d['win_hi'])} | "
+                f"{pct(d['half_width'])} | {pct(d['plain_half_width'])} | "
+                f"{pct(d['narrowing'])} | {d['equivalent_plain_games']:.0f} |")
     if "head_to_head" in report:
         names = meta["agents"]
         lines += ["", "Head to head: how often the row agent finished ahead of the column "
@@ -198,7 +200,7 @@ def markdown(report: dict) -> str:
             for nb in names:
                 c = report["head_to_head"][na].get(nb)
                 cells.append("-" if c is None else
-                             f"{_pct(c['rate'])} ({_pct(c['lo'])} - {_pct(c['hi'])})")
+                             f"{pct(c['rate'])} ({pct(c['lo'])} - {pct(c['hi'])})")
             lines.append(f"| {na} | " + " | ".join(cells) + " |")
         lines += ["", "Bradley-Terry ratings (Elo scale, mean 1500; 95% bootstrap interval).",
                   "", "| agent | rating | 95% CI |", "| --- | ---: | --- |"]

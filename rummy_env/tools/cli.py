@@ -23,6 +23,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
              "arena: win rates with confidence intervals, duplicate deals, ratings"),
     "ladder": ("rummy_env.tools.ladder",
                "rating ladder: round robin, Bradley-Terry ratings, head to head, decisions/s"),
+    "tournament": ("rummy_env.tools.tournament",
+                   "multi-table tournaments: table winners advance to a final table"),
     "train": ("rummy_env.tools.train", "self-play PPO training with TensorBoard logging"),
     "play": ("rummy_env.tools.play", "play a game in the terminal against bots"),
     "replay": ("rummy_env.tools.replay", "step through a saved game record"),
