@@ -101,7 +101,12 @@ def _main_rllib(args: argparse.Namespace) -> int:
         return _fail(str(e))
     if args.device == "cuda":
         cfg.num_gpus_per_learner = cfg.num_gpus_per_learner or 1
-    out = train_rllib(cfg)
+    try:
+        out = train_rllib(cfg)
+    except KeyboardInterrupt:
+        print("rummy500 train: stopped; the RLlib backend writes last.pt only at its end",
+              file=sys.stderr)
+        return 130
     print(f"run: {out['run_dir']}  steps: {out['global_step']:,}  "
           f"SPS: {out['steps_per_second']:,.0f}")
     for name, stats in out["last_eval"].items():
