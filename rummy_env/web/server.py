@@ -268,6 +268,11 @@ class TableHandler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(data)
 
+    def log_error(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        """Errors go to stderr, except a browser's idle connection being closed (normal)."""
+        if not (self.server.quiet and format.startswith("Request timed out")):
+            super().log_error(format, *args)
+
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         """One line per request unless the server is quiet (errors are always logged)."""
         if not self.server.quiet:
