@@ -4,6 +4,8 @@ Entry points (imported lazily, so ``import rummy_env`` stays light):
 
 * ``rummy_env.env(**config)`` / ``rummy_env.raw_env``: PettingZoo AEC env
   (``rummy_env/envs/aec.py``);
+* ``rummy_env.parallel_env(**config)``: the same game in PettingZoo's parallel
+  API, only the seat to play acts (``rummy_env/envs/parallel.py``);
 * ``gymnasium.make("Rummy500-v0")`` / ``"Rummy500Hand-v0"``: single-agent
   Gymnasium env (``rummy_env/envs/gym_env.py``), also ``gymnasium.make_vec`` with
   ``vectorization_mode="vector_entry_point"`` for the batched version;
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env"]
 
 GYM_IDS = {
     "Rummy500-v0": {"episode": "game"},
@@ -27,6 +29,10 @@ def __getattr__(name: str) -> Any:
         from .envs import aec
 
         return getattr(aec, name)
+    if name == "parallel_env":
+        from .envs import parallel
+
+        return parallel.parallel_env
     raise AttributeError(f"module 'rummy_env' has no attribute {name!r}")
 
 

@@ -10,7 +10,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import rummy_env
 from rummy_env.core import (
@@ -21,6 +21,8 @@ from rummy_env.core import (
     observation_size,
     sample_legal,
 )
+from rummy_env.envs.gym_env import TERMINAL_MASK_ACTION
+from rummy_env.envs.info import INFO_KEYS
 from rummy_env.envs.vector import RummySingleAgentVectorEnv, RummyVectorEnv
 from rummy_env.tools.bench_envs import bench_aec, bench_vector
 
@@ -29,21 +31,24 @@ PLAYERS = (2, 3, 4)
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def random_aec_game(env, seed: int, max_steps: int = 100_000,
-                    ends: dict | None = None) -> dict[str, float]:
+def random_aec_game(env, seed: int, max_steps: int = 100_000, ends: dict | None = None,
+                    finals: dict | None = None) -> dict[str, float]:
     """Play one episode with random legal actions; the summed rewards per agent.
 
-    ``ends``, if given, receives each agent's final (terminated, truncated).
+    ``ends``, if given, receives each agent's final (terminated, truncated);
+    ``finals`` each agent's final info.
     """
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     total = dict.fromkeys(env.possible_agents, 0.0)
     for n, agent in enumerate(env.agent_iter()):
-        obs, reward, terminated, truncated, _ = env.last()
+        obs, reward, terminated, truncated, info = env.last()
         total[agent] += reward
         if terminated or truncated:
             if ends is not None:
                 ends[agent] = (terminated, truncated)
+            if finals is not None:
+                finals[agent] = info
             env.step(None)
             continue
         assert n < max_steps
@@ -106,12 +111,13 @@ def test_mask_in_observation_is_the_core_mask() -> None:
 @pytest.mark.parametrize("reward", ["win", "points", "points_diff"])
 def test_aec_rewards(reward: str) -> None:
     env = rummy_env.env(players=3, target=150, reward=reward)
-    total = random_aec_game(env, seed=2)
-    info = env.unwrapped._final_info()
+    finals: dict = {}
+    total = random_aec_game(env, seed=2, finals=finals)
+    info = finals["player_0"]
     if reward == "win":
         assert sum(total.values()) == pytest.approx(0.0, abs=1e-6)
         winner = info["winner"]
-        assert winner is not None and total[winner] == 1.0
+        assert winner == info["game_winner"] >= 0 and total[f"player_{winner}"] == 1.0
     elif reward == "points":
         assert [total[a] for a in env.possible_agents] == pytest.approx(
             [t / 100 for t in info["totals"]], abs=1e-4)
@@ -151,7 +157,8 @@ def test_illegal_action_raises_or_penalizes() -> None:
     env.step(discard)
     assert all(env.terminations.values())
     assert env.rewards[offender] == -1.0
-    assert env.infos[offender]["illegal_action"] == "discard AS"
+    assert env.infos[offender]["illegal_action"] == discard
+    assert all(env.infos[a]["illegal_action"] == -1 for a in env.agents if a != offender)
 
 
 def test_rules_from_keywords_and_yaml(tmp_path: Path) -> None:
@@ -173,6 +180,38 @@ def test_render_shows_the_game() -> None:
     text = env.render()
     assert "player_0" in text and "stock: 25 cards" in text and ":1" in text
     assert "totals:" in text
+
+
+@pytest.mark.parametrize("preset,players", [("standard", 2), ("web", 3), ("jokers", 4)])
+def test_parallel_api(preset: str, players: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel_api_test(rummy_env.parallel_env(preset=preset, players=players), num_cycles=400)
+        # The seed test samples actions without the mask: a penalized illegal action ends it.
+        parallel_seed_test(lambda: rummy_env.parallel_env(preset=preset, players=players,
+                                                          illegal_action="penalize"))
+
+
+def test_parallel_env_plays_only_the_seat_to_play() -> None:
+    env = rummy_env.parallel_env(preset="web", players=3, episode="hand", reward="win")
+    observations, infos = env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    while env.agents:
+        to_play = env.current_agent
+        for agent, obs in observations.items():
+            assert obs["action_mask"].any() == (agent == to_play)
+        legal = np.flatnonzero(observations[to_play]["action_mask"])
+        actions = {to_play: int(rng.choice(legal)), "player_1" if to_play != "player_1"
+                   else "player_2": 10_000}  # another agent's action is ignored
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+        for agent, reward in rewards.items():
+            total[agent] += reward
+    assert_fixed_info(infos["player_0"], 3)
+    winner = infos["player_0"]["winner"]
+    assert winner == -1 or total[f"player_{winner}"] == 1.0
+    with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+        env.step({})
 
 
 # ----------------------------------------------------------------------------- Gymnasium
@@ -301,6 +340,190 @@ def test_single_agent_vector_env() -> None:
     bad = np.where(env.action_masks()[:, 0], 1, 0)  # draw is legal -> "end" is not
     obs, reward, terminated, truncated, info = env.step(bad)
     assert (reward == -1).all() and terminated.all()
+
+
+# ----------------------------------------------------------------------------- info and masks
+def assert_fixed_info(info: dict, players: int) -> None:
+    """The info keys and types every single-game env gives at every step."""
+    assert set(INFO_KEYS) <= set(info)
+    for key in INFO_KEYS:
+        value = info[key]
+        if key in ("totals", "hand_scores"):
+            assert value.dtype == np.int64 and value.shape == (players,), key
+        else:
+            assert type(value) is int, key
+
+
+def test_aec_info_has_fixed_numeric_keys_at_every_step() -> None:
+    env = rummy_env.env(preset="web", players=3, target=100, max_hands=2)
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    for agent in env.possible_agents:
+        assert_fixed_info(env.infos[agent], 3)
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, info = env.last()
+        assert_fixed_info(info, 3)
+        if terminated or truncated:
+            assert info["winner"] == (info["game_winner"] if terminated else -1)
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hand_episode_info_names_the_hand_winner(seed: int) -> None:
+    """With ``episode="hand"`` the winner is the seat the win reward pays, not the game's."""
+    env = rummy_env.env(preset="web", episode="hand", reward="win")
+    ends: dict = {}
+    finals: dict = {}
+    total = random_aec_game(env, seed=seed, ends=ends, finals=finals)
+    info = finals["player_0"]
+    paid = [seat for seat, agent in enumerate(env.possible_agents) if total[agent] == 1.0]
+    assert [info["winner"]] == paid == [info["hand_winner"]]
+    assert info["game_winner"] == -1
+    scores = info["hand_scores"]
+    assert scores[info["winner"]] == scores.max()
+
+
+def test_gym_info_and_terminal_mask() -> None:
+    env = gymnasium.make("Rummy500Hand-v0", preset="web", players=3)
+    obs, info = env.reset(seed=1)
+    assert_fixed_info(info, 3)
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(
+            int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert_fixed_info(info, 3)
+        done = terminated or truncated
+    assert info["winner"] == info["hand_winner"] and (reward == 1.0) == (info["winner"] == 0)
+    # A finished episode's mask: one meaningless entry, so a masked sampler still works.
+    assert np.flatnonzero(info["action_mask"]).tolist() == [TERMINAL_MASK_ACTION]
+    assert np.flatnonzero(env.unwrapped.action_masks()).tolist() == [TERMINAL_MASK_ACTION]
+
+
+@pytest.mark.parametrize("vectorization_mode", ["sync", "async"])
+def test_gymnasium_vector_wrappers_never_give_an_empty_mask(vectorization_mode: str) -> None:
+    """Next-step autoreset returns the terminal step's mask: it must stay samplable."""
+    envs = gymnasium.make_vec("Rummy500Hand-v0", num_envs=2, vectorization_mode=vectorization_mode,
+                              preset="web", max_turns=4)
+    obs, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(60):
+        masks = info["action_mask"].astype(bool)
+        assert masks.any(axis=1).all()
+        obs, reward, terminated, truncated, info = envs.step(sample_legal(masks, rng))
+        episodes += int((terminated | truncated).sum())
+    envs.close()
+    assert episodes > 0
+
+
+def test_action_masks_before_reset_is_a_clear_error() -> None:
+    for env in (gymnasium.make("Rummy500-v0").unwrapped, RummySingleAgentVectorEnv(num_envs=2)):
+        with pytest.raises(RuntimeError, match=r"action_masks: call reset\(\) first"):
+            env.action_masks()
+
+
+def test_vector_env_info_adds_hand_and_game_winners() -> None:
+    env = RummyVectorEnv(Rules.preset_named("web"), num_envs=16, seed=0, episode="hand")
+    obs, mask, _ = env.reset()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(300):
+        obs, mask, _, rewards, terminated, _, info = env.step(sample_legal(mask, rng))
+        episode = info["episode"]
+        assert {"game", "winner", "length", "hand_winner", "game_winner"} <= set(episode)
+        won = terminated[episode["game"]]
+        np.testing.assert_array_equal(episode["winner"][won], episode["hand_winner"][won])
+        checked += int(won.sum())
+    assert checked > 0
+
+
+# ----------------------------------------------------------------------------- bad input
+NOT_ACTION_IDS = [2.9, 0.7, "0", True, np.bool_(False), [1], np.array([1]), float("nan")]
+
+
+@pytest.mark.parametrize("action", NOT_ACTION_IDS + [None])
+def test_aec_refuses_what_is_not_an_action_id(action) -> None:
+    env = rummy_env.raw_env()
+    env.reset(seed=0)
+    before = env._state.copy()
+    match = "must act" if action is None else "is not an action id"
+    with pytest.raises(ValueError, match=match) as error:
+        env.step(action)
+    assert "\n" not in str(error.value)
+    np.testing.assert_array_equal(env._state.hand, before.hand)
+    assert env.agent_selection == "player_0"
+    wrapped = rummy_env.env()  # PettingZoo's bounds check may refuse it first
+    wrapped.reset(seed=0)
+    with pytest.raises((ValueError, AssertionError)):
+        wrapped.step(action)
+
+
+@pytest.mark.parametrize("action", NOT_ACTION_IDS + [None])
+def test_gym_refuses_what_is_not_an_action_id(action) -> None:
+    env = gymnasium.make("Rummy500-v0", illegal_action="raise").unwrapped
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="is not an action id: expected an integer$"):
+        env.step(action)
+
+
+@pytest.mark.parametrize("action", [np.int64(0), np.int8(0), np.array(0), np.uint16(0), 0.0])
+def test_integer_like_actions_are_played(action) -> None:
+    env = rummy_env.raw_env()
+    env.reset(seed=0)
+    env.step(action)  # draw
+    assert env._state.stock_size[0] == 52 - 2 * 13 - 1 - 1
+    gym_env = gymnasium.make("Rummy500-v0", illegal_action="raise").unwrapped
+    gym_env.reset(seed=0)
+    gym_env.step(action)
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (4, 1), (3,), (5,), ()])
+def test_vector_envs_refuse_actions_of_the_wrong_shape(shape: tuple) -> None:
+    self_play = RummyVectorEnv(num_envs=4)
+    self_play.reset()
+    single = RummySingleAgentVectorEnv(num_envs=4, illegal_action="raise")
+    single.reset(seed=0)
+    for env in (self_play, single):
+        with pytest.raises(ValueError, match=r"expected shape \(4,\)"):
+            env.step(np.zeros(shape, np.int64))
+    for bad in (np.full(4, 0.5), np.array(["0"] * 4), np.zeros(4, bool)):
+        with pytest.raises(ValueError, match="expected integer action ids"):
+            self_play.step(bad)
+
+
+@pytest.mark.parametrize("seed", ["x", 1.5, -1, True, [1]])
+def test_non_integer_seeds_are_refused(seed) -> None:
+    makers = (rummy_env.env, lambda: gymnasium.make("Rummy500-v0").unwrapped,
+              lambda: RummyVectorEnv(num_envs=2), lambda: RummySingleAgentVectorEnv(num_envs=2),
+              rummy_env.parallel_env)
+    for make in makers:
+        with pytest.raises(ValueError, match="expected None or an integer >= 0"):
+            make().reset(seed=seed)
+
+
+def test_aec_step_after_every_agent_left_is_a_clear_error() -> None:
+    env = rummy_env.raw_env(episode="hand", max_turns=3)
+    random_aec_game(env, seed=0)
+    assert not env.agents
+    with pytest.raises(RuntimeError, match=r"every agent has left; call reset\(\)"):
+        env.step(0)
+    with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+        env.step(None)
+
+
+@pytest.mark.parametrize("bad_id", [10_000, -1, 1])  # 1 ("end") is not legal before drawing
+def test_gym_opponent_with_a_bad_id_is_named(bad_id: int) -> None:
+    def stubborn(observation: np.ndarray, mask: np.ndarray) -> int:
+        return bad_id
+
+    env = gymnasium.make("Rummy500-v0", opponents=stubborn).unwrapped
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=f"by opponent 'stubborn' \\(id {bad_id}\\)"):
+        for _ in range(50):  # the learner plays until the opponent must act
+            env.step(int(np.flatnonzero(env.action_masks())[0]))
 
 
 # ----------------------------------------------------------------------------- docs, benches

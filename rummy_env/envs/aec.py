@@ -25,7 +25,16 @@ turn order (rule variants may let a seat act out of turn).
 
 **Observation.** The observing seat's view, relative to it (seat 0 = me). Only
 the agent to act gets a non-zero ``action_mask``: exactly the core's legal mask.
-Observations are computed only for agents that ask (``observe`` / ``last``).
+Every other agent's mask is all zero (PettingZoo's convention: it is not to
+move), and so is every agent's once the episode is over (it must step
+``None``). Observations are computed only for agents that ask (``observe`` /
+``last``).
+
+**Info.** ``infos[agent]`` holds, at reset and after every step, the same
+numeric keys (``winner``, ``hand_winner``, ``game_winner``, ``totals``,
+``hand_scores``, ``hands``, ``length``, ``illegal_action``), documented in
+``rummy_env/envs/info.py``; ``winner`` is the seat the ``win`` reward pays (with
+``episode="hand"`` the hand's winner), -1 while the episode runs.
 
 **Rewards.** ``win``: +1 to the winner and -1/(P-1) to each other seat when the
 game ends, 0 when it is truncated. ``points``: each seat's hand score / 100 at
@@ -41,11 +50,19 @@ guard stops the game (``state.truncated``), when a single hand hits
 **Illegal actions.** By default ``step`` raises ``ValueError`` naming the action
 and the legal action texts, and nothing changes. ``illegal_action="penalize"``
 ends the game instead: the offender gets -1, the others 0, and
-``infos[offender]["illegal_action"]`` holds the action's text (PettingZoo's
-classic-game convention).
+``infos[offender]["illegal_action"]`` holds the action's id (PettingZoo's
+classic-game convention). An action that is not an integer id (``2.9``,
+``"0"``, ``True``) is a ``ValueError`` either way (``rummy_env/envs/inputs.py``).
+
+**After the episode.** Each agent steps ``None`` once (PettingZoo's dead step)
+and leaves ``agents``; a ``step`` after every agent has left is a
+``RuntimeError`` asking for ``reset()``.
 
 **Seeding.** ``reset(seed=s)`` makes the game, and every game after it reset
-without a seed, a function of ``s`` alone.
+without a seed, a function of ``s`` alone; ``s`` is None or an integer >= 0.
+
+A parallel-API view of the same game is ``rummy_env.parallel_env``
+(``rummy_env/envs/parallel.py``).
 
 Version history: v0, first release (observation version 1).
 """
@@ -71,6 +88,8 @@ from rummy_env.core import (
 )
 
 from .episode import auto_deal, outcome
+from .info import game_info
+from .inputs import action_id, check_seed
 from .options import configure
 from .render import render_text
 
@@ -130,6 +149,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
 
     # -- episode -----------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = check_seed(seed)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         self._state = init(self.rules, int(self._rng.integers(2**63)), 1)
@@ -138,10 +158,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
         self._rewarded = False
         self._agent_steps = [0] * self.rules.players
         self._game_steps = 0
+        self._winner = -1
+        self._set_infos()
         self._next_turn()
         if self.render_mode == "human":
             self.render()
@@ -168,13 +189,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise RuntimeError("step: the episode is over and every agent has left; "
+                               "call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} must act (it is not done); got None")
-        a = int(action)
+        a = action_id(action)
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             self._clear_rewards()
@@ -191,23 +215,23 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self._game_steps += 1
         terminated = truncated = False
         if state.hand_ended[0]:
-            result = outcome(self.rules, state, np.zeros(1, np.int64), self.episode, self.reward)
+            result = outcome(self.rules, state, np.zeros(1, np.int64), self.episode, self.reward,
+                             pcr=self.pcr)
             for a_name, r in zip(self.possible_agents, result.rewards[0].tolist()):
                 self.rewards[a_name] = r
             self._rewarded = True
             terminated, truncated = bool(result.terminated[0]), bool(result.truncated[0])
+            self._winner = int(result.winner[0])
         if (not (terminated or truncated) and self.max_cycles is not None
                 and self._agent_steps[seat] >= self.max_cycles):
             truncated = True
         if terminated or truncated:
             self.terminations = dict.fromkeys(self.agents, terminated)
             self.truncations = dict.fromkeys(self.agents, truncated)
-            self.infos = {a_name: self._final_info() for a_name in self.agents}
-            self._mask = np.zeros_like(self._mask)
-            self._mask_i8 = np.zeros(self._n_actions, np.int8)
-            self._obs_cache = [None] * self.rules.players
+            self._end_turns()
         else:
             self._next_turn()
+        self._set_infos()
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -221,23 +245,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
             self.rewards[a_name] = -1.0 if a_name == agent else 0.0
         self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
-        self.infos = {a_name: self._final_info() for a_name in self.agents}
-        self.infos[agent]["illegal_action"] = self._layout.describe(action)
+        self._end_turns()
+        self._set_infos()
+        self.infos[agent]["illegal_action"] = int(action)
+        self._accumulate_rewards()
+
+    def _end_turns(self) -> None:
+        """The episode is over: nobody may act, every mask is zero."""
         self._mask = np.zeros_like(self._mask)
         self._mask_i8 = np.zeros(self._n_actions, np.int8)
         self._obs_cache = [None] * self.rules.players
-        self._accumulate_rewards()
 
-    def _final_info(self) -> dict[str, Any]:
-        state = self._state
-        winner = int(state.winner[0])
-        return {
-            "totals": state.totals[0].tolist(),
-            "hand_scores": state.hand_scores[0].tolist(),
-            "winner": self.possible_agents[winner] if winner >= 0 else None,
-            "hands": int(state.hand_number[0]) + 1,
-            "length": self._game_steps,
-        }
+    def _set_infos(self) -> None:
+        """Every agent's info now: the fixed numeric keys of ``rummy_env/envs/info.py``."""
+        info = game_info(self._state, winner=self._winner, length=self._game_steps)
+        self.infos = {a_name: dict(info) for a_name in self.agents}
 
     # -- rendering ---------------------------------------------------------------
     def render(self) -> str | None:

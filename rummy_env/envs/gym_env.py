@@ -23,10 +23,27 @@ or a list of P-1 (the seats after the learner, in turn order), each an
 act again or the episode ends, and returns the learner's reward summed over all
 of it. The seat that acts is always the core's ``state.current_player``.
 
+**Info.** At reset and after every step: ``action_mask`` (int8 [A]), ``seat``
+(the learner's, int) and the numeric keys of ``rummy_env/envs/info.py``
+(``winner``, ``hand_winner``, ``game_winner``, ``totals``, ``hand_scores``,
+``hands``, ``length``, ``illegal_action``): the same keys and types at every
+step, so vector wrappers and replay buffers can stack them.
+
+**The mask after the last step.** Once an episode has ended, ``action_masks()``
+and ``info["action_mask"]`` hold exactly one entry, ``TERMINAL_MASK_ACTION``
+(id 0), as pgx does: a mask a masked sampler can draw from, meaningless there.
+Gymnasium's vector envs (``SyncVectorEnv``, ``AsyncVectorEnv``, next-step
+autoreset) ignore the action they draw from it and reset; ``step`` on the bare
+finished env raises ``RuntimeError``. ``action_masks()`` before ``reset()`` is
+a ``RuntimeError`` too.
+
 **Illegal actions.** ``illegal_action="penalize"`` (the default here, so that
 unmasked learners and ``check_env``'s random actions work) ends the episode,
 terminated, with reward -1 and ``info["illegal_action"]`` holding the action's
-text; ``"raise"`` raises ``ValueError`` naming the legal texts.
+id; ``"raise"`` raises ``ValueError`` naming the legal texts. An action that is
+not an integer id (``2.9``, ``"0"``, ``True``) is a ``ValueError`` either way,
+and so is a seed that is not None or an integer >= 0. An opponent that returns
+an illegal or out-of-range id is a ``ValueError`` naming the opponent and the id.
 
 >>> import gymnasium, rummy_env
 >>> env = gymnasium.make("Rummy500-v0", preset="web")
@@ -45,13 +62,14 @@ import numpy as np
 from rummy_env.core import Rules, action_layout, init, legal_mask, observe, step_inplace
 
 from .episode import auto_deal, outcome
+from .info import game_info
+from .inputs import action_id, check_seed
 from .opponents import UniformLegal, as_policy, opponent_list
-from .options import (
-    check_seat,
-    configure,
-    single_spaces,
-)
+from .options import check_seat, configure, single_spaces
 from .render import render_text
+
+TERMINAL_MASK_ACTION = 0
+"""The one id set in the mask of a finished episode (``draw``): meaningless, never played."""
 
 
 class RummyGymEnv(gym.Env):
@@ -75,11 +93,14 @@ class RummyGymEnv(gym.Env):
         self._policies = [as_policy(o, single=True) for o in opponents]
         self._auto_deal = auto_deal(self.episode)
         self._state = None
+        self._mask: np.ndarray | None = None
+        self._done_mask = np.zeros((1, self._layout.size), bool)
+        self._done_mask[0, TERMINAL_MASK_ACTION] = True
 
     # -- episode -----------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         self._random.rng = self.np_random
         p = self.rules.players
         self.seat = (int(self.np_random.integers(p)) if self.seat_option == "random"
@@ -87,6 +108,7 @@ class RummyGymEnv(gym.Env):
         self._state = init(self.rules, int(self.np_random.integers(2**63)), 1)
         self._done = self._terminated = self._truncated = False
         self._winner = -1
+        self._length = 0
         self._mask = legal_mask(self.rules, self._state)
         reward = self._play_opponents()
         if reward:  # nothing scores before the learner's first action
@@ -98,7 +120,7 @@ class RummyGymEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._state is None or self._done:
             raise RuntimeError("step: call reset() first (the episode is over)")
-        a = int(action)
+        a = action_id(action)
         if not (0 <= a < self._layout.size and self._mask[0, a]):
             return self._illegal(a)
         reward = self._apply(a)
@@ -111,7 +133,10 @@ class RummyGymEnv(gym.Env):
         return self._observation(), float(reward), terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """bool [A]: the learner's legal actions now (sb3-contrib MaskablePPO convention)."""
+        """bool [A]: the learner's legal actions now (sb3-contrib MaskablePPO convention);
+        after the episode's last step, only ``TERMINAL_MASK_ACTION`` (module docstring)."""
+        if self._mask is None:
+            raise RuntimeError("action_masks: call reset() first")
         return self._mask[0].copy()
 
     # -- internals ---------------------------------------------------------------
@@ -120,17 +145,18 @@ class RummyGymEnv(gym.Env):
         state = self._state
         step_inplace(self.rules, state, np.array([action]), auto_deal=self._auto_deal,
                      mask=self._mask)
+        self._length += 1
         reward = 0.0
         self._terminated = self._truncated = False
         if state.hand_ended[0]:
-            result = outcome(self.rules, state, np.zeros(1, np.int64), self.episode, self.reward)
+            result = outcome(self.rules, state, np.zeros(1, np.int64), self.episode, self.reward,
+                             pcr=self.pcr)
             reward = float(result.rewards[0, self.seat])
             self._terminated = bool(result.terminated[0])
             self._truncated = bool(result.truncated[0])
             self._winner = int(result.winner[0])
         self._done = self._terminated or self._truncated
-        self._mask = (np.zeros_like(self._mask) if self._done
-                      else legal_mask(self.rules, self._state))
+        self._mask = self._done_mask if self._done else legal_mask(self.rules, self._state)
         return reward
 
     def _play_opponents(self) -> float:
@@ -140,9 +166,6 @@ class RummyGymEnv(gym.Env):
         while not self._done and int(self._state.current_player[0]) != self.seat:
             k = (int(self._state.current_player[0]) - self.seat) % p
             action = int(self._policies[k - 1](self.rules, self._state, self._mask)[0])
-            if not self._mask[0, action]:
-                raise ValueError(f"opponent {k} of the learner played an illegal action: "
-                                 f"{self._layout.text(action)!r}")
             reward += self._apply(action)
         return reward
 
@@ -151,21 +174,18 @@ class RummyGymEnv(gym.Env):
         if self.illegal_action == "raise":
             raise ValueError(message)
         self._done = True
-        self._mask = np.zeros_like(self._mask)
+        self._mask = self._done_mask
         info = self._info()
-        info["illegal_action"] = self._layout.describe(action)
+        info["illegal_action"] = int(action)
         return self._observation(), -1.0, True, False, info
 
     def _observation(self) -> np.ndarray:
         return observe(self.rules, self._state, np.array([self.seat]))[0]
 
     def _info(self) -> dict[str, Any]:
+        """The fixed keys: ``action_mask``, ``seat`` and those of ``rummy_env/envs/info.py``."""
         info: dict[str, Any] = {"action_mask": self._mask[0].astype(np.int8), "seat": self.seat}
-        if self._done:
-            state = self._state
-            info["totals"] = state.totals[0].copy()
-            info["hand_scores"] = state.hand_scores[0].copy()
-            info["winner"] = self._winner
+        info.update(game_info(self._state, winner=self._winner, length=self._length))
         return info
 
     def render(self) -> str | None:

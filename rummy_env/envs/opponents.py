@@ -12,6 +12,8 @@ non-learning seats be played by
 ``as_policy`` turns either into a ``BatchPolicy``: ``policy(rules, state, mask)``
 returns one action per game of ``state`` for the seat to play there, built from
 exactly what that seat may see (``mask`` is ``core.legal_mask(rules, state)``).
+An opponent that returns anything but a legal action id in every game is a
+``ValueError`` naming the opponent, the game and the id.
 """
 
 from __future__ import annotations
@@ -21,7 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core import Decision, Rules, State, encode, player_view, sample_legal
+from rummy_env.core import (
+    Decision,
+    Rules,
+    State,
+    action_layout,
+    encode,
+    player_view,
+    sample_legal,
+)
+
+from .inputs import action_batch
 
 BatchPolicy = Callable[[Rules, State, np.ndarray], np.ndarray]
 """``policy(rules, state, mask) -> int64 [B]``: an action for the seat to play in each game."""
@@ -45,6 +57,29 @@ def is_agent(opponent: Any) -> bool:
     return hasattr(opponent, "name") and callable(getattr(opponent, "act", None))
 
 
+def opponent_name(opponent: Any) -> str:
+    """What error messages call an opponent: an agent's ``name``, a function's name."""
+    if is_agent(opponent):
+        return str(opponent.name)
+    return getattr(opponent, "__name__", type(opponent).__name__)
+
+
+def checked_actions(opponent: Any, rules: Rules, mask: np.ndarray, actions: Any) -> np.ndarray:
+    """int64 [n]: ``actions`` of ``opponent``, each a legal id in its row of ``mask`` [n, A]."""
+    name = opponent_name(opponent)
+    try:
+        actions = action_batch(actions, mask.shape[0])
+    except ValueError as error:
+        raise ValueError(f"opponent {name!r} returned bad {error}") from None
+    layout = action_layout(rules)
+    legal = layout.legal(mask, actions)
+    if not legal.all():
+        g = int(np.flatnonzero(~legal)[0])
+        raise ValueError(layout.illegal_message(
+            actions[g], mask[g], f" by opponent {name!r} (id {int(actions[g])}) in game {g}"))
+    return actions
+
+
 def as_policy(opponent: Any, *, single: bool = False) -> BatchPolicy:
     """A ``BatchPolicy`` for an agent or a callable (see the module docstring)."""
     if isinstance(opponent, UniformLegal):  # needs neither a view nor observations
@@ -58,13 +93,13 @@ def as_policy(opponent: Any, *, single: bool = False) -> BatchPolicy:
         view = player_view(rules, state)
         if agent:
             actions = opponent.act(Decision(rules, mask, view))
-            return np.asarray(actions, dtype=np.int64).reshape(state.batch_size)
-        obs = encode(rules, view)
-        if single:
-            actions = [opponent(obs[i], mask[i]) for i in range(state.batch_size)]
         else:
-            actions = opponent(obs, mask)
-        return np.asarray(actions, dtype=np.int64).reshape(state.batch_size)
+            obs = encode(rules, view)
+            if single:
+                actions = [opponent(obs[i], mask[i]) for i in range(state.batch_size)]
+            else:
+                actions = opponent(obs, mask)
+        return checked_actions(opponent, rules, mask, actions)
 
     return policy
 

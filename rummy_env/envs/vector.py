@@ -17,7 +17,8 @@ It is the vector entry point of ``gymnasium.make_vec("Rummy500-v0", num_envs=B)`
 **Autoreset: same-step.** A game whose episode ends in a step is replaced by a
 fresh game inside that step: the returned ``obs``/``mask``/``seat`` of that row
 already belong to the new game, and ``info`` holds what the finished game left
-(``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``). New games take the
+(``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``), so no returned mask
+is ever empty. New games take the
 next game ids of the run's seed, so a run is a function of (seed, actions).
 
 **info of ``RummyVectorEnv.step``** (k = games whose episode ended this step):
@@ -25,13 +26,20 @@ next game ids of the run's seed, so a run is a function of (seed, actions).
 ==========================  ==================================================
 ``hand_ended``    bool [B]  a hand ended in this game during the step
 ``episode``       dict      per finished game, arrays of length k:
-                            ``game`` (row), ``winner`` (seat, -1 none),
+                            ``game`` (row), ``winner`` (seat the ``win``
+                            reward pays, -1 none), ``hand_winner`` (top
+                            scorer of the last hand, -1 tie),
+                            ``game_winner`` (-1 unless a seat won the game),
                             ``totals`` [k,P] (``game``: final totals;
                             ``hand``: the hand's scores), ``length``
                             (agent-steps), ``hands``, ``truncated``
 ``final_obs``     [k,P,D]   each seat's last observation of each finished
                             game (absolute seat order), for bootstrapping
 ==========================  ==================================================
+
+Every key is there at every step (arrays of length 0 when no game ended).
+Actions must be an integer array of shape ``(B,)`` and seeds None or an integer
+>= 0 (``ValueError`` otherwise, see ``rummy_env/envs/inputs.py``).
 
 Episodes and rewards (``episode=``, ``reward=``) are those of
 ``rummy_env/envs/episode.py``. The hot path has no Python loop over games; a Python
@@ -60,13 +68,15 @@ from rummy_env.core import (
     step_inplace,
 )
 
-from .episode import Outcome, auto_deal, outcome
+from .episode import Outcome, auto_deal, outcome, top_scorer
+from .inputs import action_batch, check_seed
 from .opponents import UniformLegal, as_policy, opponent_list
 from .options import (
     EPISODES,
     ILLEGAL_ACTIONS,
     REWARDS,
     check_choice,
+    check_pcr,
     check_seat,
     resolve_rules,
     single_spaces,
@@ -76,12 +86,14 @@ from .options import (
 class _Games:
     """B games of one run: the state, game ids and per-episode counters."""
 
-    def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str) -> None:
+    def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str,
+                 pcr: int = 1) -> None:
         if num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} must be >= 1")
         self.rules, self.num_envs = rules, num_envs
         self.episode = check_choice("episode", episode, EPISODES)
         self.reward = check_choice("reward", reward, REWARDS)
+        self.pcr = check_pcr(pcr)
         self.auto_deal = auto_deal(episode)
         self.state: State | None = None
 
@@ -100,13 +112,20 @@ class _Games:
         ended = rows[self.state.hand_ended[rows]]
         if ended.size == 0:
             return None
-        return ended, outcome(self.rules, self.state, ended, self.episode, self.reward)
+        return ended, outcome(self.rules, self.state, ended, self.episode, self.reward,
+                              self.pcr)
 
     def final_scores(self, rows: np.ndarray) -> np.ndarray:
         """int32 [k, P]: final totals (``game``) or the hand's scores (``hand``)."""
         if self.episode == "game":
             return self.state.totals[rows].copy()
         return self.state.hand_scores[rows].copy()
+
+    def winners(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """int64 [k] each: ``hand_winner`` (top scorer of the last hand, -1 tie) and
+        ``game_winner`` (-1 until a seat won the game) of the games ``rows``."""
+        return {"hand_winner": top_scorer(self.state.hand_scores[rows]),
+                "game_winner": self.state.winner[rows].astype(np.int64)}
 
 
 class RummyVectorEnv:
@@ -115,13 +134,14 @@ class RummyVectorEnv:
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, rules: Rules | None = None, num_envs: int = 1, seed: int = 0, *,
-                 reward: str = "win", episode: str = "game", **rule_config: Any) -> None:
+                 reward: str = "win", episode: str = "game", pcr: int = 1,
+                 **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         self.num_envs = num_envs
         self.num_players = self.rules.players
         self.observation_size = observation_size(self.rules)
         self.num_actions = action_layout(self.rules).size
-        self._games = _Games(self.rules, num_envs, episode, reward)
+        self._games = _Games(self.rules, num_envs, episode, reward, pcr)
         self.episode, self.reward = episode, reward
         self._seed = seed
         self.timings = dict.fromkeys(("core_step", "outcome_reset", "core_mask", "observe"), 0.0)
@@ -147,6 +167,7 @@ class RummyVectorEnv:
         ``seed`` restarts the run's game ids from 0; without it, the run goes on
         with its next games (a fresh run seeded at construction on first reset).
         """
+        seed = check_seed(seed)
         if seed is not None:
             self._seed = seed
         if seed is not None or self._games.state is None:
@@ -164,6 +185,7 @@ class RummyVectorEnv:
             raise RuntimeError("step: call reset() first")
         games, rules = self._games, self.rules
         b, p = self.num_envs, self.num_players
+        actions = action_batch(actions, b)
         t0 = time.perf_counter()
         step_inplace(rules, games.state, actions, auto_deal=games.auto_deal, mask=self.mask)
         games.length += 1
@@ -186,7 +208,7 @@ class RummyVectorEnv:
             "game": done, "winner": winner, "totals": games.final_scores(done),
             "length": games.length[done].copy(),
             "hands": games.state.hand_number[done].astype(np.int64) + 1,
-            "truncated": truncated[done].copy(),
+            "truncated": truncated[done].copy(), **games.winners(done),
         }
         info["final_obs"] = np.stack(
             [observe(rules, games.state, np.full(done.size, s), done) for s in range(p)], axis=1
@@ -210,10 +232,13 @@ class RummySingleAgentVectorEnv(VectorEnv):
     ``step(actions [B])`` plays each learner's action, then the opponents until
     every learner must act again. Returns obs float32 [B,D], rewards float32 [B]
     (the learner's share of everything that happened in the step), terminations,
-    truncations bool [B], and ``info``: ``action_mask`` bool [B,A] always; for
-    games that finished (``_final_obs`` / ``_episode`` bool [B] say which)
-    ``final_obs`` float32 [B,D] (the learner's last view) and ``episode`` =
-    {``r`` return, ``l`` learner steps, ``winner`` seat or -1, ``seat`` the learner's}.
+    truncations bool [B], and ``info``, with the same keys at every step:
+    ``action_mask`` bool [B,A]; ``final_obs`` float32 [B,D] (the learner's last
+    view of a game that finished in the step, zeros elsewhere) and ``episode`` =
+    {``r`` return, ``l`` learner steps, ``winner`` seat the ``win`` reward pays
+    or -1, ``hand_winner``, ``game_winner`` (as in ``RummyVectorEnv``), ``seat``
+    the learner's}, each [B], meaningful where ``_final_obs`` / ``_episode``
+    (bool [B]) are set.
     Illegal actions: ``illegal_action="penalize"`` (default) ends that game with
     reward -1; ``"raise"`` raises ``ValueError`` and changes nothing.
     """
@@ -223,11 +248,11 @@ class RummySingleAgentVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, rules: Rules | None = None, *,
                  opponents: Any = None, seat: int | str = 0, episode: str = "game",
                  reward: str = "win", illegal_action: str = "penalize",
-                 seed: int | None = None, **rule_config: Any) -> None:
+                 seed: int | None = None, pcr: int = 1, **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         p = self.rules.players
         self.num_envs = num_envs
-        self._games = _Games(self.rules, num_envs, episode, reward)
+        self._games = _Games(self.rules, num_envs, episode, reward, pcr)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.seat_option = check_seat(seat, p)
         self._layout = action_layout(self.rules)
@@ -247,6 +272,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal B new games and play the opponents up to each learner's first action."""
+        seed = check_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._random.rng = self._rng
@@ -259,14 +285,14 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._begin_step()
         self._play_opponents()
         self._mask = legal_mask(self.rules, self._games.state)
-        return self._observe(), {"action_mask": self._mask.copy()}
+        return self._observe(), self._info()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, dict[str, Any]]:
         if self._mask is None:
             raise RuntimeError("step: call reset() first")
         b, games = self.num_envs, self._games
-        actions = np.asarray(actions, dtype=np.int64).reshape(b)
+        actions = action_batch(actions, b)
         legal = self._layout.legal(self._mask, actions)
         if not legal.all() and self.illegal_action == "raise":
             g = int(np.flatnonzero(~legal)[0])
@@ -298,6 +324,8 @@ class RummySingleAgentVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool [B,A]: each learner's legal actions now (sb3-contrib convention)."""
+        if self._mask is None:
+            raise RuntimeError("action_masks: call reset() first")
         return self._mask.copy()
 
     # -- internals ---------------------------------------------------------------
@@ -306,7 +334,17 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._reward = np.zeros(b, np.float32)
         self._terminated = np.zeros(b, bool)
         self._truncated = np.zeros(b, bool)
-        self._final: dict[str, np.ndarray] | None = None
+        self._final = self._no_final()
+
+    def _no_final(self) -> dict[str, np.ndarray]:
+        """What finished games leave in ``info``, for none yet: all rows unset."""
+        b = self.num_envs
+        final = {"mask": np.zeros(b, bool),
+                 "obs": np.zeros((b, self.single_observation_space.shape[0]), np.float32),
+                 "r": np.zeros(b, np.float32), "l": np.zeros(b, np.int64)}
+        for key in ("winner", "hand_winner", "game_winner", "seat"):
+            final[key] = np.full(b, -1, np.int64)
+        return final
 
     def _draw_seats(self, rows: np.ndarray) -> None:
         if self.seat_option == "random":
@@ -336,20 +374,14 @@ class RummySingleAgentVectorEnv(VectorEnv):
         """Record the finished games ``rows`` and deal new games in their place."""
         if rows.size == 0:
             return
-        b = self.num_envs
-        if self._final is None:
-            self._final = {
-                "mask": np.zeros(b, bool),
-                "obs": np.zeros((b, self.single_observation_space.shape[0]), np.float32),
-                "r": np.zeros(b, np.float32), "l": np.zeros(b, np.int64),
-                "winner": np.full(b, -1, np.int64), "seat": np.full(b, -1, np.int64),
-            }
         final = self._final
         final["mask"][rows] = True
         final["obs"][rows] = observe(self.rules, self._games.state, self.seat[rows], rows)
         final["r"][rows] = self._return[rows]
         final["l"][rows] = self._steps[rows]
         final["winner"][rows] = winner
+        for key, values in self._games.winners(rows).items():
+            final[key][rows] = values
         final["seat"][rows] = self.seat[rows]
         self._return[rows] = 0.0
         self._steps[rows] = 0
@@ -381,11 +413,8 @@ class RummySingleAgentVectorEnv(VectorEnv):
             self._collect(rows)
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self._mask.copy()}
         final = self._final
-        if final is not None:
-            info["final_obs"] = final["obs"]
-            info["_final_obs"] = final["mask"]
-            info["episode"] = {key: final[key] for key in ("r", "l", "winner", "seat")}
-            info["_episode"] = final["mask"].copy()
-        return info
+        keys = ("r", "l", "winner", "hand_winner", "game_winner", "seat")
+        return {"action_mask": self._mask.copy(),
+                "final_obs": final["obs"], "_final_obs": final["mask"],
+                "episode": {key: final[key] for key in keys}, "_episode": final["mask"].copy()}
