@@ -164,6 +164,9 @@ class Rules:
     @classmethod
     def from_dict(cls, config: dict[str, Any] | None = None) -> Rules:
         """Rules from ``{"preset": NAME, flag: value, ...}``; flags override the preset."""
+        if config is not None and not isinstance(config, dict):
+            raise ValueError(f"rules: expected a mapping of rule flags (e.g. "
+                             f"{{preset: standard, target: 250}}), got {config!r}")
         config = dict(config or {})
         preset = config.pop("preset", "standard")
         if preset not in PRESETS:
