@@ -70,7 +70,8 @@ def test_agents_return_legal_actions(preset, players):
 
 def test_registry():
     rules = Rules()
-    assert {make_agent(n, rules).name for n in BUILTIN} == set(AGENTS)
+    assert {make_agent(n, rules).name for n in AGENTS} == set(AGENTS)
+    assert set(AGENTS) <= set(BUILTIN)
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("grandmaster", rules)
     with pytest.raises((ValueError, NotImplementedError), match="ckpt:runs/x.pt"):
