@@ -16,4 +16,5 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     echo "install.sh: chromium/chromedriver missing and not root: the browser tests will skip" >&2
   fi
 fi
-"$PY" -m pip install -q -e ".[test,plots,web]"
+# torch stays pinned so that no extra (the RL clients) can swap in another build.
+"$PY" -m pip install -q -e ".[test,plots,web,clients]" "torch==2.13.0"
