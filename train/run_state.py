@@ -18,7 +18,6 @@ nothing of the rollout itself needs keeping.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +25,6 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from rummy_env.core import State, legal_mask
 from rummy_env.envs.vector import RummyVectorEnv
 
 from .league import League
@@ -43,6 +41,20 @@ def _tensor(array: np.ndarray) -> torch.Tensor:
 def _array(tensor: torch.Tensor, like: np.ndarray) -> np.ndarray:
     """A tensor from ``_tensor`` back as an array of ``like``'s dtype."""
     return tensor.numpy().view(like.dtype)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every array turned into a tensor (``_tensor``), for ``torch.save``."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return _tensor(value) if isinstance(value, np.ndarray) else value
+
+
+def _unplain(value: Any, like: Any) -> Any:
+    """``_plain``'s inverse, with the dtypes of ``like`` (a fresh snapshot)."""
+    if isinstance(value, dict):
+        return {k: _unplain(v, like[k]) for k, v in value.items()}
+    return _array(value, like) if isinstance(value, torch.Tensor) else value
 
 
 def _agent_rng(agent: Agent) -> Any:
@@ -74,17 +86,12 @@ def capture(league: League, seating: SeatControl, env: RummyVectorEnv,
                             if snap else None)}
                for name, agent, rate, snap in zip(league.names, league.agents, league.win_rate,
                                                   league.snapshot)]
-    games = env._games  # the vector env offers no snapshot of its own
     return {
         "league": members,
         "seating": {"member": _tensor(seating.member),
                     "learner_seat": _tensor(seating.learner_seat),
                     "episode_return": _tensor(seating.episode_return)},
-        "games": {"state": {f.name: _tensor(getattr(games.state, f.name))
-                            for f in dataclasses.fields(games.state)},
-                  "next_game": int(games.stream.next_game),
-                  "slot_game": _tensor(games.stream.slot_game),
-                  "length": _tensor(games.length)},
+        "games": _plain(env.snapshot()),
         "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state(),
                 "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None},
     }
@@ -108,17 +115,10 @@ def restore(saved: dict[str, Any], league: League, seating: SeatControl, env: Ru
         current = getattr(seating, name)
         current[:] = _array(value, current)
 
-    games, data = env._games, saved["games"]
-    games.state.assign(slice(None), State(**{
-        name: _array(value, getattr(games.state, name)) for name, value in data["state"].items()}))
-    games.stream.next_game = data["next_game"]
-    games.stream.slot_game[:] = _array(data["slot_game"], games.stream.slot_game)
-    games.length[:] = _array(data["length"], games.length)
-    env.mask = legal_mask(env.rules, env.state)
+    obs, mask, seat = env.restore(_unplain(saved["games"], env.snapshot()))
 
     rng.bit_generator.state = saved["rng"]["numpy"]
     torch.set_rng_state(saved["rng"]["torch"])
     if saved["rng"]["cuda"] is not None and device.type == "cuda":
         torch.cuda.set_rng_state(saved["rng"]["cuda"], device)
-    seat = env.state.current_player.astype(np.int64)
-    return env.observations(seat, np.arange(env.num_envs)), env.mask, seat
+    return obs, mask, seat

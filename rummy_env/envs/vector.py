@@ -48,6 +48,7 @@ loop runs only over seats (opponent groups) and action ranges.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -156,6 +157,29 @@ class RummyVectorEnv:
         """What the seat to play in games ``rows`` sees now, as agents take it."""
         view = player_view(self.rules, self.state, rows=rows)
         return Decision(self.rules, self.mask[rows], view, observations)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The games in progress and the run's next deal, as numpy arrays and ints (a
+        trainer's checkpoint stores it; ``restore`` puts it back)."""
+        games = self._games
+        return {"state": {f.name: getattr(games.state, f.name).copy()
+                          for f in dataclasses.fields(games.state)},
+                "next_game": int(games.stream.next_game),
+                "slot_game": games.stream.slot_game.copy(), "length": games.length.copy()}
+
+    def restore(self, snapshot: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Continue from a ``snapshot`` of a run of the same rules and size (after
+        ``reset``); returns (obs, mask, seat) as ``reset`` does."""
+        games = self._games
+        games.state.assign(slice(None), State(**{
+            name: np.asarray(value, getattr(games.state, name).dtype)
+            for name, value in snapshot["state"].items()}))
+        games.stream.next_game = int(snapshot["next_game"])
+        games.stream.slot_game[:] = snapshot["slot_game"]
+        games.length[:] = snapshot["length"]
+        self.mask = legal_mask(self.rules, self.state)
+        seats = self.state.current_player.astype(np.int64)
+        return observe(self.rules, self.state), self.mask, seats
 
     def observations(self, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """float32 [n, D]: what seat ``seats[i]`` of game ``rows[i]`` observes now."""
