@@ -36,6 +36,11 @@ CASES = [
     ({"preset": "standard", "players": 4, "floating": True}, 30),
     ({"preset": "standard", "players": 2, "rummy_call": True}, 48),
     ({"preset": "standard", "players": 6, "rummy_call": True, "floating": True}, 30),
+    ({"preset": "tournament", "players": 2}, 48),
+    ({"preset": "tournament", "players": 4}, 30),
+    ({"preset": "standard", "players": 2, "keep_taken": True}, 48),
+    ({"preset": "standard", "players": 3, "jokers": 1, "joker_swap": True, "dig_swap": True}, 40),
+    ({"preset": "standard", "players": 3, "game_hands": 1, "tie_break": "lowest_card"}, 60),
 ]
 
 
