@@ -6,7 +6,7 @@ Entry points (imported lazily, so ``import rummy_env`` stays light):
   (``rummy_env/envs/aec.py``);
 * ``rummy_env.parallel_env(**config)``: the same game in PettingZoo's parallel
   API, only the seat to play acts (``rummy_env/envs/parallel.py``);
-* ``gymnasium.make("Rummy500-v0")`` / ``"Rummy500Hand-v0"``: single-agent
+* ``gymnasium.make("Rummy500-v1")`` / ``"Rummy500Hand-v1"``: single-agent
   Gymnasium env (``rummy_env/envs/gym_env.py``), also ``gymnasium.make_vec`` with
   ``vectorization_mode="vector_entry_point"`` for the batched version;
 * ``rummy_env.envs.vector.RummyVectorEnv``: batched self-play for trainers.
@@ -19,8 +19,8 @@ from typing import Any
 __all__ = ["env", "parallel_env", "raw_env"]
 
 GYM_IDS = {
-    "Rummy500-v0": {"episode": "game"},
-    "Rummy500Hand-v0": {"episode": "hand"},
+    "Rummy500-v1": {"episode": "game"},
+    "Rummy500Hand-v1": {"episode": "hand"},
 }
 
 

@@ -216,9 +216,9 @@ def test_parallel_env_plays_only_the_seat_to_play() -> None:
 
 # ----------------------------------------------------------------------------- Gymnasium
 @pytest.mark.parametrize("env_id,config", [
-    ("Rummy500-v0", {}),
-    ("Rummy500Hand-v0", {"preset": "web", "players": 3, "seat": "random"}),
-    ("Rummy500-v0", {"preset": "jokers", "players": 4}),
+    ("Rummy500-v1", {}),
+    ("Rummy500Hand-v1", {"preset": "web", "players": 3, "seat": "random"}),
+    ("Rummy500-v1", {"preset": "jokers", "players": 4}),
 ])
 def test_gymnasium_check_env(env_id: str, config: dict) -> None:
     env = gymnasium.make(env_id, **config)
@@ -251,7 +251,7 @@ def test_gym_episode_against_agent_and_callable() -> None:
         assert observation.ndim == 1 and mask.ndim == 1
         return int(np.flatnonzero(mask)[-1])
 
-    env = gymnasium.make("Rummy500Hand-v0", players=3, seat=1, opponents=[agent, last_legal],
+    env = gymnasium.make("Rummy500Hand-v1", players=3, seat=1, opponents=[agent, last_legal],
                          reward="points_diff")
     obs, info = env.reset(seed=4)
     rng = np.random.default_rng(0)
@@ -314,7 +314,7 @@ def test_vector_env_is_a_function_of_the_seed() -> None:
 
 
 def test_single_agent_vector_env() -> None:
-    env = gymnasium.make_vec("Rummy500Hand-v0", num_envs=6, players=3, seat="random")
+    env = gymnasium.make_vec("Rummy500Hand-v1", num_envs=6, players=3, seat="random")
     assert isinstance(env.unwrapped, RummySingleAgentVectorEnv)
     obs, info = env.reset(seed=0)
     assert obs.shape == (6, env.single_observation_space.shape[0])
@@ -386,7 +386,7 @@ def test_hand_episode_info_names_the_hand_winner(seed: int) -> None:
 
 
 def test_gym_info_and_terminal_mask() -> None:
-    env = gymnasium.make("Rummy500Hand-v0", preset="web", players=3)
+    env = gymnasium.make("Rummy500Hand-v1", preset="web", players=3)
     obs, info = env.reset(seed=1)
     assert_fixed_info(info, 3)
     rng = np.random.default_rng(1)
@@ -405,7 +405,7 @@ def test_gym_info_and_terminal_mask() -> None:
 @pytest.mark.parametrize("vectorization_mode", ["sync", "async"])
 def test_gymnasium_vector_wrappers_never_give_an_empty_mask(vectorization_mode: str) -> None:
     """Next-step autoreset returns the terminal step's mask: it must stay samplable."""
-    envs = gymnasium.make_vec("Rummy500Hand-v0", num_envs=2, vectorization_mode=vectorization_mode,
+    envs = gymnasium.make_vec("Rummy500Hand-v1", num_envs=2, vectorization_mode=vectorization_mode,
                               preset="web", max_turns=4)
     obs, info = envs.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -420,7 +420,7 @@ def test_gymnasium_vector_wrappers_never_give_an_empty_mask(vectorization_mode: 
 
 
 def test_action_masks_before_reset_is_a_clear_error() -> None:
-    for env in (gymnasium.make("Rummy500-v0").unwrapped, RummySingleAgentVectorEnv(num_envs=2)):
+    for env in (gymnasium.make("Rummy500-v1").unwrapped, RummySingleAgentVectorEnv(num_envs=2)):
         with pytest.raises(RuntimeError, match=r"action_masks: call reset\(\) first"):
             env.action_masks()
 
@@ -463,7 +463,7 @@ def test_aec_refuses_what_is_not_an_action_id(action) -> None:
 
 @pytest.mark.parametrize("action", NOT_ACTION_IDS + [None])
 def test_gym_refuses_what_is_not_an_action_id(action) -> None:
-    env = gymnasium.make("Rummy500-v0", illegal_action="raise").unwrapped
+    env = gymnasium.make("Rummy500-v1", illegal_action="raise").unwrapped
     env.reset(seed=0)
     with pytest.raises(ValueError, match="is not an action id: expected an integer$"):
         env.step(action)
@@ -475,7 +475,7 @@ def test_integer_like_actions_are_played(action) -> None:
     env.reset(seed=0)
     env.step(action)  # draw
     assert env._state.stock_size[0] == 52 - 2 * 13 - 1 - 1
-    gym_env = gymnasium.make("Rummy500-v0", illegal_action="raise").unwrapped
+    gym_env = gymnasium.make("Rummy500-v1", illegal_action="raise").unwrapped
     gym_env.reset(seed=0)
     gym_env.step(action)
 
@@ -496,7 +496,7 @@ def test_vector_envs_refuse_actions_of_the_wrong_shape(shape: tuple) -> None:
 
 @pytest.mark.parametrize("seed", ["x", 1.5, -1, True, [1]])
 def test_non_integer_seeds_are_refused(seed) -> None:
-    makers = (rummy_env.env, lambda: gymnasium.make("Rummy500-v0").unwrapped,
+    makers = (rummy_env.env, lambda: gymnasium.make("Rummy500-v1").unwrapped,
               lambda: RummyVectorEnv(num_envs=2), lambda: RummySingleAgentVectorEnv(num_envs=2),
               rummy_env.parallel_env)
     for make in makers:
@@ -519,7 +519,7 @@ def test_gym_opponent_with_a_bad_id_is_named(bad_id: int) -> None:
     def stubborn(observation: np.ndarray, mask: np.ndarray) -> int:
         return bad_id
 
-    env = gymnasium.make("Rummy500-v0", opponents=stubborn).unwrapped
+    env = gymnasium.make("Rummy500-v1", opponents=stubborn).unwrapped
     env.reset(seed=0)
     with pytest.raises(ValueError, match=f"by opponent 'stubborn' \\(id {bad_id}\\)"):
         for _ in range(50):  # the learner plays until the opponent must act

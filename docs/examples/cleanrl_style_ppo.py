@@ -1,6 +1,6 @@
 """A plain CleanRL-style PPO loop with action masks on the batched Gymnasium env.
 
-``gymnasium.make_vec("Rummy500Hand-v0")`` gives ``RummySingleAgentVectorEnv``:
+``gymnasium.make_vec("Rummy500Hand-v1")`` gives ``RummySingleAgentVectorEnv``:
 one learner per game against random opponents, same-step autoreset, and the
 learners' legal actions in ``info["action_mask"]`` at every step. Illegal
 actions get -inf logits, so none is ever sampled (``illegal_action="raise"``).
@@ -15,7 +15,7 @@ import rummy_env  # noqa: F401  (registers the Gymnasium ids)
 NUM_ENVS, NUM_STEPS, ITERATIONS, EPOCHS = 16, 64, 3, 2
 GAMMA, LAM, CLIP, LR = 0.99, 0.95, 0.2, 3e-4
 
-envs = gym.make_vec("Rummy500Hand-v0", num_envs=NUM_ENVS, preset="web", reward="points_diff",
+envs = gym.make_vec("Rummy500Hand-v1", num_envs=NUM_ENVS, preset="web", reward="points_diff",
                     illegal_action="raise")
 obs_dim, n_actions = envs.single_observation_space.shape[0], envs.single_action_space.n
 torch.manual_seed(0)

@@ -1,4 +1,4 @@
-"""sb3-contrib's MaskablePPO on ``Rummy500Hand-v0``: one learner against random opponents.
+"""sb3-contrib's MaskablePPO on ``Rummy500Hand-v1``: one learner against random opponents.
 
 MaskablePPO reads the legal actions from the env's ``action_masks()``; with
 ``illegal_action="raise"`` a single illegal action would stop the run.
@@ -11,7 +11,7 @@ import rummy_env  # noqa: F401  (registers the Gymnasium ids)
 
 STEPS = 2048
 
-env = gym.make("Rummy500Hand-v0", preset="web", illegal_action="raise")
+env = gym.make("Rummy500Hand-v1", preset="web", illegal_action="raise")
 model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=2, seed=0)
 model.learn(total_timesteps=STEPS)
 

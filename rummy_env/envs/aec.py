@@ -8,7 +8,7 @@ Observations        ``{"observation": float32 [D], "action_mask": int8 [A]}``
 Observation values  see ``rummy_env/core/observation.py`` (``OBS_VERSION``)
 Episode             a whole game to the target; ``episode="hand"``: one hand
 Rewards             ``win`` (default), ``points``, ``points_diff``
-Name / version      ``rummy500_v0``
+Name / version      ``rummy500_v1``
 ==================  ===========================================================
 
 Configuration (all keywords): the rules as ``rules=Rules(...)``,
@@ -64,7 +64,8 @@ without a seed, a function of ``s`` alone; ``s`` is None or an integer >= 0.
 A parallel-API view of the same game is ``rummy_env.parallel_env``
 (``rummy_env/envs/parallel.py``).
 
-Version history: v0, first release (observation version 1).
+Version history: v0, first release (observation version 1); v1, seed 004's rule flags and
+observation version 2 (D = 1051 for two players), fixed numeric ``info`` keys.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
 
     metadata = {
         "render_modes": ["ansi", "human"],
-        "name": "rummy500_v0",
+        "name": "rummy500_v1",
         "is_parallelizable": False,
         "render_fps": 1,
     }

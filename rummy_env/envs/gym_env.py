@@ -1,8 +1,8 @@
 """Rummy 500 as a single-agent Gymnasium env: one learning seat against fixed opponents.
 
 ==================  ===========================================================
-Ids                 ``Rummy500-v0`` (a game to the target),
-                    ``Rummy500Hand-v0`` (one hand); ``gymnasium.make(id, **config)``
+Ids                 ``Rummy500-v1`` (a game to the target),
+                    ``Rummy500Hand-v1`` (one hand); ``gymnasium.make(id, **config)``
 Class               ``rummy_env.envs.gym_env.RummyGymEnv``
 Actions             Discrete(A), A = 955 with one deck
 Observations        float32 [D], the learning seat's view (``observation.py``)
@@ -46,7 +46,7 @@ and so is a seed that is not None or an integer >= 0. An opponent that returns
 an illegal or out-of-range id is a ``ValueError`` naming the opponent and the id.
 
 >>> import gymnasium, rummy_env
->>> env = gymnasium.make("Rummy500-v0", preset="web")
+>>> env = gymnasium.make("Rummy500-v1", preset="web")
 >>> obs, info = env.reset(seed=0)
 >>> obs.shape == env.observation_space.shape and info["action_mask"].dtype.name == "int8"
 True

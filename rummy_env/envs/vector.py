@@ -12,7 +12,7 @@
 seat per game; the other seats are played, batched, by opponents (an
 ``agents.base.Agent`` acting on ``Decision`` batches or a callable
 ``(obs [n,D], mask [n,A]) -> actions [n]``; default: uniformly random legal).
-It is the vector entry point of ``gymnasium.make_vec("Rummy500-v0", num_envs=B)``.
+It is the vector entry point of ``gymnasium.make_vec("Rummy500-v1", num_envs=B)``.
 
 **Autoreset: same-step.** A game whose episode ends in a step is replaced by a
 fresh game inside that step: the returned ``obs``/``mask``/``seat`` of that row
