@@ -41,7 +41,7 @@ _CHOICES: dict[str, Any] = {
     "target": range(1, 1_000_001),
     "keep_taken": (True, False),
     "dig_swap": (True, False),
-    "game_hands": "an integer >= 0 (0 = off)",
+    "game_hands": range(0, 32_768),  # 0 = off; hands are counted in 16 bits
     "tie_break": ("play_on", "lowest_card"),
 }
 
@@ -112,8 +112,6 @@ class Rules:
                 ok = any(type(value) is type(a) and value == a for a in allowed)
             elif name == "hand_size":
                 ok = value == "auto" or is_int(value) and value >= 1
-            elif name == "game_hands":
-                ok = is_int(value) and value >= 0
             else:
                 ok = is_int(value) and value >= 1
             if not ok:
