@@ -1,7 +1,8 @@
 """Agents by name: ``make_agent("sharp", rules, seed)`` for the CLI, the arena and training.
 
 Specs: ``random``, ``casual``, ``sharp``, ``expert`` (with a search budget:
-``expert:worlds=16,horizon=30``, see ``agents.expert``), and ``ckpt:PATH`` (a trained torch
+``expert:worlds=16,horizon=30``, see ``agents.expert``), ``champion`` (the trained policy
+that ships with the package, ``agents.champion``), and ``ckpt:PATH`` (a trained torch
 policy from a checkpoint file (``agents.checkpoint``), played greedily; torch is imported
 only for such specs).
 """
@@ -33,6 +34,12 @@ def _sharp(rules: Rules, seed: int) -> Agent:
     return SharpAgent(rules, seed)
 
 
+def _champion(rules: Rules, seed: int) -> Agent:
+    from agents.champion import make_champion
+
+    return make_champion(rules, seed)
+
+
 def _expert(rules: Rules, seed: int, options: str = "") -> Agent:
     from agents.expert import make_expert
 
@@ -44,6 +51,7 @@ BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
     "casual": _casual,
     "sharp": _sharp,
     "expert": _expert,
+    "champion": _champion,
 }
 """Name -> factory(rules, seed) of the built-in agents."""
 

@@ -1,0 +1,47 @@
+"""``champion``: the strongest trained policy that ships with the package.
+
+Each champion is a plain checkpoint (``agents/champions/*.pt``, loaded with
+``weights_only=True``) trained for one rules config; ``champion`` picks the one
+made for the rules asked for, and refuses other rules with a one-line reason
+naming what differs. How each was made is in the README ("The champion").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agents.base import Agent
+from rummy_env.core import Rules
+
+CHAMPIONS = Path(__file__).resolve().parent / "champions"
+"""The folder of shipped champion checkpoints."""
+
+
+def champion_files() -> list[Path]:
+    """The shipped champion checkpoints, by name."""
+    return sorted(CHAMPIONS.glob("*.pt"))
+
+
+def make_champion(rules: Rules, seed: int = 0) -> Agent:
+    """The shipped champion trained for ``rules``, playing greedily."""
+    from agents.checkpoint import load_policy, read_checkpoint
+    from agents.torch_policy import TorchAgent
+
+    made_for = []
+    for path in champion_files():
+        saved = Rules.from_dict(read_checkpoint(path)["rules"])
+        if saved == rules:
+            policy, _ = load_policy(path, rules)
+            return TorchAgent(policy, rules, name="champion", greedy=True, seed=seed)
+        made_for.append((path.stem, saved))
+    if not made_for:
+        raise ValueError("champion: no champion checkpoint is installed")
+    name, nearest = min(made_for, key=lambda item: len(_differences(item[1], rules)))
+    raise ValueError(f"champion: trained only for other rules; the nearest ({name}) differs in "
+                     + ", ".join(f"{k}={v!r} (asked {a!r})"
+                                 for k, (v, a) in _differences(nearest, rules).items()))
+
+
+def _differences(saved: Rules, asked: Rules) -> dict[str, tuple]:
+    return {k: (v, getattr(asked, k)) for k, v in saved.to_dict().items()
+            if getattr(asked, k) != v}

@@ -1,0 +1,33 @@
+"""The shipped champion: plays by name under its rules, refuses others in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.champion import champion_files
+from agents.registry import make_agent
+from rummy_env.core import Decision, Rules, init, legal_mask, player_view
+
+
+def test_a_champion_ships_as_a_plain_weights_file() -> None:
+    import torch
+
+    (path,) = [p for p in champion_files() if p.stem == "standard_2p"]
+    assert path.stat().st_size < 8 * 2**20
+    payload = torch.load(path, weights_only=True)       # plain data only, nothing unpickled
+    assert Rules.from_dict(payload["rules"]) == Rules()
+
+
+def test_the_champion_plays_legal_moves_by_name() -> None:
+    rules = Rules()
+    agent = make_agent("champion", rules, seed=1)
+    state = init(rules, 5, 16)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    actions = agent.act(decision)
+    assert decision.mask[np.arange(16), actions].all()
+
+
+def test_the_champion_refuses_rules_it_was_not_trained_for() -> None:
+    with pytest.raises(ValueError, match="champion: trained only for other rules.*players=2"):
+        make_agent("champion", Rules.from_dict({"players": 3}))
