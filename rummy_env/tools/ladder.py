@@ -18,11 +18,17 @@ import sys
 
 from agents.registry import check_spec, make_agent
 from eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
+from rummy_env.tools.arg_checks import (
+    CommandParser,
+    check_output_dir,
+    non_negative_int,
+    positive_int,
+)
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog="rummy500 ladder",
         description="Rate agents in a duplicate round robin: Bradley-Terry ratings on the Elo "
                     "scale with 95%% bootstrap intervals, head to head, decisions per second.",
@@ -31,14 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="agents to add: random, casual, sharp, expert[:OPTIONS], ckpt:PATH")
     p.add_argument("--no-defaults", action="store_true",
                    help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})")
-    p.add_argument("--games", type=int, default=100,
+    p.add_argument("--games", type=positive_int, default=100,
                    help="games per pairing (per group of P agents), default 100")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="deal seed (default 0)")
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
-    p.add_argument("--batch-size", type=int, default=1024,
+    p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")
-    p.add_argument("--bootstrap", type=int, default=200,
+    p.add_argument("--bootstrap", type=positive_int, default=200,
                    help="bootstrap resamples for the rating intervals (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -62,10 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(args_in)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
-    if args.batch_size < 1 or args.bootstrap < 0:
-        parser.error("--batch-size must be at least 1 and --bootstrap at least 0")
+    check_output_dir(parser, args.out, "--out")
     specs = agent_specs(parser, args)
     rules = rules_from_args(parser, args)
     try:

@@ -7,27 +7,31 @@ games go to ``--records`` in the format of ``rummy500 play --record``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from rummy_env.tools.arg_checks import (
+    CommandParser,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from rummy_env.web.server import make_server
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rummy500 serve", description=__doc__.split("\n")[0])
-    parser.add_argument("--port", type=int, default=8500, help="port (default 8500; 0: any free)")
+    parser = CommandParser(prog="rummy500 serve", description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=non_negative_int, default=8500,
+                        help="port (default 8500; 0: any free)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--records", default="records", metavar="DIR",
                         help="folder for saved games (default ./records)")
-    parser.add_argument("--max-games", type=int, default=32,
+    parser.add_argument("--max-games", type=positive_int, default=32,
                         help="live games and open record files at once (default 32)")
-    parser.add_argument("--idle-minutes", type=float, default=30.0,
+    parser.add_argument("--idle-minutes", type=positive_float, default=30.0,
                         help="a game untouched this long is closed (default 30)")
     parser.add_argument("--log", action="store_true", help="print one line per request")
     args = parser.parse_args(argv)
-    if args.max_games < 1 or args.idle_minutes <= 0:
-        parser.error("--max-games and --idle-minutes must be positive")
     try:
         server = make_server(args.host, args.port, args.records, args.max_games,
                              args.idle_minutes * 60, quiet=not args.log)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rummy_env.tools.arg_checks import CommandParser
 from train.config import load_config
 from train.config_checks import ConfigError
 
@@ -25,7 +26,7 @@ def _fail(message: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="rummy500 train",
         description="Train a policy by self-play PPO against a league of past selves and the "
         "heuristics. Logs to TensorBoard under runs/<run_name>/ and writes checkpoints "
