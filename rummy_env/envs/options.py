@@ -1,6 +1,6 @@
 """How every environment reads its configuration: the rules and the env options.
 
-All envs (``pettingzoo_env``, ``gym_env``, ``vector``) take their rules the same
+All envs (``aec``, ``gym_env``, ``vector``) take their rules the same
 way, in this order of precedence:
 
 * ``rules=Rules(...)``: a ready rules object (nothing else may be given with it);
