@@ -61,8 +61,9 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
         mask = legal_mask(rules, state)
         actions = np.zeros(state.batch_size, np.int64)
         owner = seat_agent[state.current_player]
+        acting = np.flatnonzero(~state.game_over)  # call windows too, not only draw and play
         for k, agent in enumerate(agents):
-            rows = live[owner[live] == k]
+            rows = acting[owner[acting] == k]
             if rows.size:
                 view = player_view(rules, state, rows=rows)
                 actions[rows] = agent.act(Decision(rules=rules, mask=mask[rows], view=view))

@@ -164,6 +164,17 @@ def test_bench_agents_reports_rates():
     assert all(v["decisions_per_s"] > 0 for v in out.values())
 
 
+def test_bench_positions_come_from_games_with_call_windows():
+    """Self-play that reaches rummy-call windows keeps going (the callers act there too)."""
+    from eval.bench_agents import midgame_states
+    from rummy_env.core import PHASE_DRAW, PHASE_PLAY
+
+    rules = Rules.from_dict({"rummy_call": True})
+    pool = midgame_states(rules, 128, seed=3)
+    assert pool.batch_size == 128
+    assert np.isin(pool.phase, [PHASE_DRAW, PHASE_PLAY]).all()
+
+
 # ----------------------------------------------------------------------------- CLI
 def test_cli_end_to_end(tmp_path, capsys):
     out = tmp_path / "report"
