@@ -37,6 +37,7 @@ def assert_refused(done: subprocess.CompletedProcess, *words: str) -> None:
     (["eval", "--agents", "random", "random", "--bootstrap", "-1"], ["--bootstrap"]),
     (["eval", "--agents", "random", "random", "--bootstrap", "0"], ["--bootstrap"]),
     (["eval", "--agents", "random", "random", "--bootstrap", "5"], ["at least 10"]),
+    (["ladder", "--bootstrap", "5"], ["--bootstrap", "at least 10"]),
     (["eval", "--agents", "random", "random", "--games", "0"], ["--games"]),
     (["eval", "--agents", "random", "random", "--set", "max_turns=40000"],
      ["max_turns", "32767"]),

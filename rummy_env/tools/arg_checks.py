@@ -43,6 +43,19 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+MIN_BOOTSTRAP = 10
+"""Fewest bootstrap resamples that give a rating interval at all."""
+
+
+def bootstrap_count(text: str) -> int:
+    """Bootstrap resamples for rating intervals: an integer >= ``MIN_BOOTSTRAP``."""
+    value = _number(int, text)
+    if value < MIN_BOOTSTRAP:
+        raise argparse.ArgumentTypeError(
+            f"{value}: intervals need at least {MIN_BOOTSTRAP} resamples")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A finite number > 0."""
     value = _number(float, text)

@@ -26,6 +26,7 @@ from eval.report import build_report, markdown, write_report
 from rummy_env.core import BatchRecorder, daily_seed, write_records
 from rummy_env.tools.arg_checks import (
     CommandParser,
+    bootstrap_count,
     check_output_dir,
     check_output_file,
     non_negative_int,
@@ -58,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="append every game to a JSON-lines file (replay: rummy500 replay FILE)")
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")
-    p.add_argument("--bootstrap", type=positive_int, default=200,
+    p.add_argument("--bootstrap", type=bootstrap_count, default=200,
                    help="bootstrap resamples for the ratings, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -73,8 +74,6 @@ def main(argv: list[str] | None = None) -> int:
     rules = rules_from_args(parser, args)
     check_output_file(parser, args.record, "--record")
     check_output_dir(parser, args.out, "--out")
-    if args.bootstrap < 10:
-        parser.error(f"--bootstrap {args.bootstrap}: intervals need at least 10 resamples")
     seed, day = (daily_seed() if args.daily else (args.seed, None))
     try:
         agents = [make_agent(spec, rules, seed + 1000 * (i + 1))

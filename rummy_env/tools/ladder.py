@@ -20,6 +20,7 @@ from agents.registry import check_spec, make_agent
 from eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
 from rummy_env.tools.arg_checks import (
     CommandParser,
+    bootstrap_count,
     check_output_dir,
     non_negative_int,
     positive_int,
@@ -44,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")
-    p.add_argument("--bootstrap", type=positive_int, default=200,
-                   help="bootstrap resamples for the rating intervals (default 200)")
+    p.add_argument("--bootstrap", type=bootstrap_count, default=200,
+                   help="bootstrap resamples for the rating intervals, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
