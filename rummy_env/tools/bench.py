@@ -97,10 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                         "rummy, the [peers] extra)")
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        rules = rules_from_args(parser, args)
-    except ValueError as e:
-        parser.error(str(e))
+    rules = rules_from_args(parser, args)
     for what in args.what:
         if what == "core":
             results = [bench_core(rules, b, args.seconds, args.seed) for b in args.batch]
