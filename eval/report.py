@@ -28,8 +28,17 @@ import numpy as np
 
 from eval.arena import MatchResult
 from eval.ratings import pairwise, rate_match
-from eval.stats import clustered_win_rate, mean_interval, ratio_interval, win_rate
+from eval.stats import Estimate, clustered_win_rate, mean_interval, ratio_interval, win_rate
 from rummy_env.core import chips
+
+
+def win_rate_by_deal(match: MatchResult, agent: int) -> tuple[Estimate, float]:
+    """(win rate of ``agent`` with its interval counting each deal's games as one cluster,
+    design effect): the interval duplicate deals earn (``eval.stats.clustered_win_rate``)."""
+    deals = np.unique(match.deal, return_inverse=True)[1]
+    played = (match.lineups == agent).any(axis=1)
+    won = np.where(played, (match.winner_agent == agent).astype(np.float64), 0.0)
+    return clustered_win_rate(np.bincount(deals, won), np.bincount(deals, played * 1.0))
 
 
 def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = None,
@@ -42,7 +51,6 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
     seats_of = np.stack([(match.lineups == a).sum(axis=1) for a in range(k)], axis=1)  # [G, k]
     points = np.stack([np.where(match.lineups == a, match.totals, 0).sum(axis=1)
                        for a in range(k)], axis=1)  # [G, k]
-    deals = np.unique(match.deal, return_inverse=True)[1]
     chips_of = None if pcr is None else agent_chips(match, pcr)  # [G, k]
 
     agents = []
@@ -70,9 +78,7 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
             est = mean_interval(chips_of[played, a])
             row.update(chips_per_game=est.value, chips_lo=est.lo, chips_hi=est.hi)
         if match.duplicate:
-            won = np.where(played, (winner == a).astype(np.float64), 0.0)
-            dup, deff = clustered_win_rate(np.bincount(deals, won),
-                                           np.bincount(deals, played * 1.0))
+            dup, deff = win_rate_by_deal(match, a)
             plain_half = rate.half_width
             row["duplicate"] = {
                 "deals": int(np.unique(match.deal[played]).size),

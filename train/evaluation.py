@@ -7,13 +7,12 @@ win rate (with its 95% interval, deals as clusters) and its mean points per hand
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent
 from eval.arena import play_match
-from eval.stats import clustered_win_rate
+from eval.report import win_rate_by_deal
 from rummy_env.core import Rules
 
 
@@ -30,9 +29,7 @@ def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games:
                             batch_size=min(512, max(games, 2)), progress=False)
         mine = result.lineups == 0  # [G, P] seats the learner held
         points = (result.totals * mine).sum()
-        deals, per_game = np.unique(result.deal, return_inverse=True)
-        wins = np.bincount(per_game, weights=result.winner_agent == 0, minlength=deals.size)
-        rate, _ = clustered_win_rate(wins, np.bincount(per_game, minlength=deals.size))
+        rate, _ = win_rate_by_deal(result, 0)
         out[name] = {
             "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
             "points_per_hand": float(points / max(1, result.hands.sum())),
