@@ -18,6 +18,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
+from rummy_env.core import is_int
+
 _YAML_TEXT_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 """Numbers like ``3e-4`` that YAML 1.1 reads as text (no dot before the exponent)."""
 
@@ -79,7 +81,7 @@ def _checked(name: str, value: Any, kind: Any) -> Any:
         if isinstance(value, bool):
             return value
     elif kind is int:
-        if isinstance(value, int) and not isinstance(value, bool):
+        if is_int(value):
             return value
     elif kind is float:
         if isinstance(value, str) and _YAML_TEXT_NUMBER.fullmatch(value):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rummy_env.config import rules_from_yaml
-from rummy_env.core import Rules
+from rummy_env.core import Rules, is_int
 
 EPISODES = ("game", "hand")
 """``game``: an episode is a whole game to the target; ``hand``: hand 0 of a fresh game."""
@@ -60,7 +60,7 @@ def check_choice(name: str, value: Any, allowed: tuple) -> Any:
 
 def check_pcr(pcr: Any) -> int:
     """The point chip ratio of the ``chips`` reward: an integer >= 1 (default 1)."""
-    if isinstance(pcr, bool) or not isinstance(pcr, int) or pcr < 1:
+    if not is_int(pcr) or pcr < 1:
         raise ValueError(f"pcr={pcr!r} is not allowed; allowed: an integer >= 1")
     return pcr
 
