@@ -55,6 +55,9 @@ BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
 }
 """Name -> factory(rules, seed) of the built-in agents."""
 
+SPEC_FORMS = ", ".join(BUILTIN) + ", expert:OPTIONS, ckpt:PATH"
+"""Every form an agent spec takes, for the programs' help texts."""
+
 
 def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
     """``ckpt:PATH``: a trained policy from a checkpoint file, acting greedily.

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.registry import check_spec, make_agent
+from agents.registry import SPEC_FORMS, check_spec, make_agent
 from eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
 from rummy_env.tools.arg_checks import (
     CommandParser,
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "scale with 95%% bootstrap intervals, head to head, decisions per second.",
     )
     p.add_argument("--agents", nargs="+", default=[], metavar="AGENT",
-                   help="agents to add: random, casual, sharp, expert[:OPTIONS], ckpt:PATH")
+                   help=f"agents to add: {SPEC_FORMS}")
     p.add_argument("--no-defaults", action="store_true",
                    help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})")
     p.add_argument("--games", type=positive_int, default=100,

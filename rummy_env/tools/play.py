@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import Agent
+from agents.registry import SPEC_FORMS, make_agent
 from rummy_env.core import (
     PHASE_NAMES,
     BatchRecorder,
@@ -145,12 +146,10 @@ def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agents.registry import make_agent
-
     parser = CommandParser(prog="rummy500 play", description=__doc__.split("\n")[0])
     parser.add_argument("--opponents", nargs="+", default=["sharp"],
-                        help="bots for the other seats, in order (random, casual, sharp, "
-                        "ckpt:PATH); repeated if there are more seats")
+                        help=f"bots for the other seats, in order ({SPEC_FORMS}); repeated if "
+                        "there are more seats")
     parser.add_argument("--seed", type=non_negative_int, default=None,
                         help="deal seed (default: random)")
     parser.add_argument("--daily", action="store_true",

@@ -20,7 +20,7 @@ import sys
 
 from tqdm import tqdm
 
-from agents.registry import check_spec, make_agent
+from agents.registry import SPEC_FORMS, check_spec, make_agent
 from eval.tournament import play_tournaments, round_sizes
 from eval.tournament_report import (
     build_tournament_report,
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "won (95%% intervals), mean finishing round and chips.",
     )
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help="entrants: random, casual, sharp, expert, ckpt:PATH; NAME*N enters N times")
+                   help=f"entrants: {SPEC_FORMS}; NAME*N enters N times")
     p.add_argument("--table-size", type=int, default=4, help="most seats at a table, 2-8 "
                                                              "(default 4)")
     p.add_argument("--tournaments", type=positive_int, default=100,
