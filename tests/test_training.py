@@ -174,6 +174,12 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
                 "eval/vs_random/win_lo", "eval/vs_random/win_hi",
                 "eval/vs_casual/win_rate", "eval/vs_random/points_per_hand"):
         assert tag in tags, tag
+    last = events.Scalars("time/update_share")[-1].step
+    shares = {tag: e.value for tag in tags if tag.startswith("time/")
+              for e in events.Scalars(tag) if e.step == last}
+    assert {"time/learner_share", "time/opponents_share", "time/env_share",
+            "time/update_share"} <= set(shares), shares
+    assert abs(sum(shares.values()) - 1) < 1e-3 and min(shares.values()) >= 0, shares
     assert events.Tags()["tensors"] or events.Tags().get("text"), "hyperparameter table missing"
     from train.plots import plot_learning_curves
 

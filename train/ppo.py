@@ -12,7 +12,9 @@ Logged to TensorBoard under ``runs/<run_name>/``: ``charts/SPS``,
 ``charts/episodic_return``, ``charts/learning_rate``, ``losses/*`` (means over the
 update's minibatches, ``old_approx_kl`` included),
 ``eval/vs_<name>/win_rate`` (``/win_lo``, ``/win_hi``: its 95% interval) and
-``/points_per_hand``, ``league/*``, and the
+``/points_per_hand``, ``league/*``, ``time/<stage>_share`` (the part of the wall time
+spent in the learner's forward passes, the opponents, the env, the update and
+evaluation, since the previous update's log; train/stage_timer.py), and the
 hyperparameters as a text table. Checkpoints: ``last.pt``, ``best.pt`` (best
 mean evaluation win rate) and the last few numbered ones; each also holds what a
 resumed run needs to go on as the same run (train/run_state.py). ``resume``
@@ -47,6 +49,7 @@ from .league import SELF, League
 from .resume import open_run
 from .run_dir import create_run_dir
 from .seats import SeatControl
+from .stage_timer import StageTimer
 
 
 @dataclass
@@ -162,6 +165,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                                                               device)})
 
     buf = Rollout(t_len, b, obs_dim, n_actions, device)
+    clock = StageTimer()
     last_eval: dict[str, dict[str, float]] = {}
     start_time, start_step = time.time(), global_step
     bar = tqdm(total=num_updates * batch_per_update, initial=global_step, unit="step",
@@ -182,23 +186,27 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 learn = np.flatnonzero(actor == SELF)
                 actions = np.zeros(b, np.int64)
                 if learn.size:
-                    obs_t = torch.as_tensor(obs_np[learn], device=device)
-                    mask_t = torch.as_tensor(mask_np[learn], device=device)
-                    with torch.no_grad():
-                        action, logprob, _, value = policy.get_action_and_value(obs_t, mask_t)
-                    actions[learn] = action.cpu().numpy()
-                    buf.obs[t, learn] = obs_t
-                    buf.masks[t, learn] = mask_t
-                    buf.actions[t, learn] = action
-                    buf.logprobs[t, learn] = logprob
-                    buf.values[t, learn] = value.cpu().numpy()
-                    buf.learner[t, learn] = True
-                    seating.decide(t, learn, seat[learn], buf.next_step)
-                for j in np.unique(actor[actor != SELF]):
-                    rows = np.flatnonzero(actor == j)
-                    actions[rows] = league.agents[j].act(env.decision(rows, obs_np[rows]))
+                    with clock("learner"):
+                        obs_t = torch.as_tensor(obs_np[learn], device=device)
+                        mask_t = torch.as_tensor(mask_np[learn], device=device)
+                        with torch.no_grad():
+                            action, logprob, _, value = policy.get_action_and_value(obs_t,
+                                                                                    mask_t)
+                        actions[learn] = action.cpu().numpy()
+                        buf.obs[t, learn] = obs_t
+                        buf.masks[t, learn] = mask_t
+                        buf.actions[t, learn] = action
+                        buf.logprobs[t, learn] = logprob
+                        buf.values[t, learn] = value.cpu().numpy()
+                        buf.learner[t, learn] = True
+                        seating.decide(t, learn, seat[learn], buf.next_step)
+                with clock("opponents"):
+                    for j in np.unique(actor[actor != SELF]):
+                        rows = np.flatnonzero(actor == j)
+                        actions[rows] = league.agents[j].act(env.decision(rows, obs_np[rows]))
 
-                obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
+                with clock("env"):
+                    obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
 
                 seating.credit(rewards, buf.rewards)
                 finished = info["episode"]["game"]
@@ -219,6 +227,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                                                  cfg.gae_lambda)
 
             # -------------------------------------------------------------- PPO update
+            update_start = time.perf_counter()
             ti, bi = np.nonzero(buf.learner)
             ti_t, bi_t = torch.as_tensor(ti, device=device), torch.as_tensor(bi, device=device)
             b_obs, b_masks = buf.obs[ti_t, bi_t], buf.masks[ti_t, bi_t]
@@ -267,6 +276,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 if cfg.target_kl and stats["approx_kl"][-1] > cfg.target_kl:
                     break
 
+            clock.seconds["update"] += time.perf_counter() - update_start
+
             # -------------------------------------------------------------- logging
             y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
             var_y = np.var(y_true)
@@ -278,6 +289,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             for name, values in stats.items():
                 writer.add_scalar(f"losses/{name}", float(np.mean(values)), global_step)
             writer.add_scalar("losses/explained_variance", explained_var, global_step)
+            for stage, share in clock.shares().items():
+                writer.add_scalar(f"time/{stage}_share", share, global_step)
+            clock.reset()
             for name, rate in league.stats().items():
                 writer.add_scalar(f"league/{name}/learner_win_rate", rate, global_step)
             writer.add_scalar("league/members", len(league.agents), global_step)
@@ -287,11 +301,13 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 league.add(name, frozen_member(name, policy.state_dict(), cfg.seed + update),
                            is_snapshot=True)
             if cfg.eval_every and (update % cfg.eval_every == 0 or update == num_updates):
+                eval_start = time.perf_counter()
                 last_eval = evaluate(rules, policy, cfg.eval_opponents, cfg.eval_games,
                                      seed=cfg.seed + 10_000 + update, device=device)
                 for name, stats in last_eval.items():
                     for key, value in stats.items():
                         writer.add_scalar(f"eval/vs_{name}/{key}", value, global_step)
+                clock.seconds["evaluation"] += time.perf_counter() - eval_start
                 score = float(np.mean([s["win_rate"] for s in last_eval.values()]))
                 if score > best_score:
                     best_score = score
