@@ -1,0 +1,79 @@
+"""One game (B = 1) through the AEC env matches the same game inside a batch, bit for bit.
+
+The engine serves a lone game and a batch of thousands with the same functions,
+and some of them take shortcuts when the batch is small or the table empty. Here
+each AEC game runs alongside a 3-game batch whose middle game is a copy of it:
+the batch is stepped by the core with the AEC's actions (random legal ones for
+its neighbours, which drift to other phases), and at every step every agent's
+observation and the acting agent's mask must equal the batch's, to the bit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rummy_env.core import State, init, legal_mask, observe, sample_legal, step_inplace
+from rummy_env.envs.aec import raw_env
+
+PRESETS = sorted(p.stem for p in (Path(__file__).parents[1] / "configs" / "rules").glob("*.yaml"))
+STEPS = 260
+
+
+def batch_around(rules, game: State, seed: int) -> State:
+    """A 3-game batch: two other games around a copy of ``game``."""
+    others = init(rules, seed, game_ids=np.array([11, 12]))
+    return State(**{
+        f.name: np.concatenate([getattr(others, f.name)[:1], getattr(game, f.name),
+                                getattr(others, f.name)[1:]])
+        for f in dataclasses.fields(State)
+    })
+
+
+def check_position(env: raw_env, batch: State) -> None:
+    """Every agent's AEC observation and mask equal those of the batch's middle game."""
+    rules = env.rules
+    batch_mask = legal_mask(rules, batch)
+    to_act = int(batch.current_player[1])
+    assert env.agent_selection == env.possible_agents[to_act]
+    for seat, agent in enumerate(env.possible_agents):
+        got = env.observe(agent)
+        want = observe(rules, batch, np.full(3, seat))[1]
+        assert got["observation"].dtype == want.dtype
+        assert got["observation"].tobytes() == want.tobytes(), (agent, seat)
+        mask = batch_mask[1] if seat == to_act else np.zeros_like(batch_mask[1])
+        assert np.array_equal(got["action_mask"], mask.astype(np.int8)), agent
+    # The batched observation of a single row picks the same bits as the whole batch.
+    alone = observe(rules, batch, np.array([to_act]), np.array([1]))[0]
+    assert alone.tobytes() == observe(rules, batch)[1].tobytes()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("preset", PRESETS)
+def test_aec_game_equals_the_batched_engine(preset: str, players: int) -> None:
+    assert {"standard", "jokers", "web", "tournament"} <= set(PRESETS)
+    env = raw_env(preset=preset, players=players, episode="game")
+    rules = env.rules
+    rng = np.random.default_rng(players)
+    env.reset(seed=len(preset) + players)
+    batch = batch_around(rules, env._state, seed=players)
+    hands_ended = 0
+    for _ in range(STEPS):
+        check_position(env, batch)
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        action = int(legal[rng.integers(legal.size)])
+        mask = legal_mask(rules, batch)
+        actions = sample_legal(mask, rng)
+        actions[1] = action
+        env.step(action)
+        step_inplace(rules, batch, actions, mask=mask)
+        hands_ended += int(batch.hand_ended[1])
+        for name in ("hand", "known", "pile", "stock", "meld_by", "meld_joker", "totals",
+                     "hand_scores", "phase", "current_player", "owed", "taken"):
+            assert np.array_equal(getattr(env._state, name)[0], getattr(batch, name)[1]), name
+        if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
+            break
+    assert hands_ended >= 1  # the deal of a new hand is covered too
