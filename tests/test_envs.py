@@ -24,7 +24,7 @@ from rummy_env.core import (
 from rummy_env.envs.gym_env import TERMINAL_MASK_ACTION
 from rummy_env.envs.info import INFO_KEYS
 from rummy_env.envs.vector import RummySingleAgentVectorEnv, RummyVectorEnv
-from rummy_env.tools.bench_envs import bench_aec, bench_vector
+from rummy_env.tools.bench_envs import bench_aec, bench_gym, bench_vector
 
 PRESETS = ("standard", "web", "jokers")
 PLAYERS = (2, 3, 4)
@@ -539,3 +539,6 @@ def test_benches_report_speed() -> None:
     aec = bench_aec(rules, seconds=0.2)
     assert vector["agent_steps_per_s"] > 0 and aec["agent_steps_per_s"] > 0
     assert set(vector["time_share"]) >= {"core_mask", "core_step", "observe"}
+    gym = bench_gym(rules, seconds=0.2)
+    # The opponent's moves are agent-steps too: more of them than the learner's.
+    assert gym["agent_steps_per_s"] > gym["env_steps_per_s"] > 0

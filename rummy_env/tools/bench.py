@@ -55,7 +55,7 @@ def _line(r: dict) -> str:
         return f"{what:15s} skipped: {r['skipped']}"
     if "ratio" in r:
         return (f"{what:15s}      {r['agent_steps_per_s']:>12,.0f} agent-steps/s  "
-                f"(aec is {r['ratio']:.2f}x this, same run)")
+                f"({r['ratio_of']} is {r['ratio']:.2f}x this, same run)")
     head = f"{what:7s} {r['preset']:9s} P={r['players']}"
     if what == "agents":
         return "\n".join(f"{head} B={v['batch_size']:5d}  {name:>8s} "
@@ -67,11 +67,13 @@ def _line(r: dict) -> str:
     return f"{head}{batch}  {r['agent_steps_per_s']:>12,.0f} agent-steps/s{extra}"
 
 
-def with_ratios(ours: dict, peers: list[dict]) -> list[dict]:
-    """The peer rows, each with ``ratio``: our agent-steps/s over the peer's."""
+def with_ratios(ours: dict, peers: list[dict], ours_name: str = "aec") -> list[dict]:
+    """The peer rows, each with ``ratio``: our agent-steps/s over the peer's (``ratio_of``
+    names our env)."""
     for row in peers:
         if "agent_steps_per_s" in row:
             row["ratio"] = ours["agent_steps_per_s"] / row["agent_steps_per_s"]
+            row["ratio_of"] = ours_name
     return peers
 
 
@@ -80,10 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         prog="rummy500 bench",
         description="Measure throughput: random legal games through the vectorized core "
         "(agent-steps/s, hands/s, peak memory), the batched self-play env with "
-        "observations, the PettingZoo AEC env, and the baseline agents' decisions/s.",
+        "observations, the PettingZoo AEC env, the Gymnasium env, and the baseline agents' "
+        "decisions/s.",
     )
     parser.add_argument("--what", nargs="+", default=["core"],
-                        choices=["core", "vector", "aec", "agents"],
+                        choices=["core", "vector", "aec", "gym", "agents"],
                         help="what to measure (default: core)")
     parser.add_argument("--batch", type=positive_int, nargs="+", default=list(DEFAULT_BATCHES),
                         help="batch sizes for core and vector (default: 1 64 1024 4096)")
@@ -92,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     parser.add_argument("--against", choices=sorted(PEERS),
-                        help="with --what aec: also measure peer engines of this game in the "
-                        "same run and print the ratios (gin: RLCard's and OpenSpiel's gin "
+                        help="with --what aec or gym: also measure peer engines of this game "
+                        "in the same run and print the ratios (gin: RLCard's and OpenSpiel's gin "
                         "rummy, the [peers] extra)")
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
@@ -105,13 +108,14 @@ def main(argv: list[str] | None = None) -> int:
             from .bench_envs import bench_vector
 
             results = [bench_vector(rules, b, args.seconds, args.seed) for b in args.batch]
-        elif what == "aec":
-            from .bench_envs import bench_aec
+        elif what in ("aec", "gym"):
+            from .bench_envs import bench_aec, bench_gym
 
-            results = [bench_aec(rules, args.seconds, args.seed)]
+            bench_one_game = bench_aec if what == "aec" else bench_gym
+            results = [bench_one_game(rules, args.seconds, args.seed)]
             if args.against:
                 results += with_ratios(results[0], bench_peers(args.against, args.seconds,
-                                                               args.seed))
+                                                               args.seed), what)
         else:
             from eval.bench_agents import bench_agents
 

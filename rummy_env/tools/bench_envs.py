@@ -1,10 +1,13 @@
 """Environment throughput: agent-steps per second with random legal actions.
 
 ``bench_vector(rules, batch_size, seconds)`` runs ``RummyVectorEnv`` (observations
-included) and ``bench_aec(rules, seconds)`` the wrapped PettingZoo env the way a
-user loop does (``last()`` then ``step()``). An agent-step is one action of one
-seat in one game. Both return plain dicts (JSON-able) for the ``bench`` CLI; the
-vector one adds the share of time spent in each stage (``time_share``).
+included), ``bench_aec(rules, seconds)`` the wrapped PettingZoo env the way a
+user loop does (``last()`` then ``step()``), and ``bench_gym(rules, seconds)`` the
+Gymnasium env (``Rummy500-v1`` with its checker wrappers) against its default
+opponent. An agent-step is one action of one seat in one game (the Gymnasium
+env's opponents' actions count too; its ``env_steps_per_s`` is the learner's).
+Each returns a plain dict (JSON-able) for the ``bench`` CLI; the vector one
+adds the share of time spent in each stage (``time_share``).
 
 >>> from rummy_env.core import Rules
 >>> bench_vector(Rules(), batch_size=8, seconds=0.05)["batch_size"]
@@ -90,6 +93,42 @@ def bench_aec(rules: Rules, seconds: float, seed: int = 0) -> dict[str, Any]:
         "preset": rules.preset,
         "players": rules.players,
         "seconds": elapsed,
+        "agent_steps": agent_steps,
+        "agent_steps_per_s": agent_steps / elapsed,
+        "games_finished": games,
+    }
+
+
+def bench_gym(rules: Rules, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """Throughput of ``gymnasium.make("Rummy500-v1")``, one game, random legal learner."""
+    import gymnasium
+
+    import rummy_env  # noqa: F401 - registers the env ids
+
+    env = gymnasium.make("Rummy500-v1", rules=rules)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    env_steps = agent_steps = games = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, terminated, truncated, info = env.step(int(legal[int(rng.integers(legal.size))]))
+        env_steps += 1
+        if terminated or truncated:
+            agent_steps += int(info["length"])
+            games += 1
+            _, info = env.reset()
+        if env_steps % 256 == 0:
+            elapsed = time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    agent_steps += int(info["length"])
+    return {
+        "env": "gym",
+        "preset": rules.preset,
+        "players": rules.players,
+        "seconds": elapsed,
+        "env_steps_per_s": env_steps / elapsed,
         "agent_steps": agent_steps,
         "agent_steps_per_s": agent_steps / elapsed,
         "games_finished": games,
