@@ -175,7 +175,53 @@ def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
 
     Defaults: every game, observed by the seat to play (``state.current_player``).
     """
-    return encode(rules, player_view(rules, state, seats, rows))
+    return encode(rules, player_view(rules, state, seats, rows, share=True))
+
+
+@dataclass(frozen=True)
+class _EncodePlan:
+    """What ``encode`` needs of one rules config beyond the layout, worked out once."""
+
+    col: dict[str, int]
+    """First column of each block."""
+    numbers: np.ndarray
+    """float64 [4P + 4]: divisors of the blocks hand_sizes .. melded, then turn, hand_number."""
+    hot_starts: np.ndarray
+    """int64 [5]: first columns of phase, to_play, dealer, owed, no_discard."""
+    by_col: np.ndarray
+    """int64 [P]: first column of each relative seat's table_by row."""
+    slot_card: np.ndarray
+    """int64 [2, 13, 13]: card shown by slot j of a meld with key k; [0] runs, [1] sets."""
+    kind_hot: np.ndarray
+    """float32 [3, 2]: (is set, is run) of each meld kind."""
+    visible: np.ndarray
+    """float32 [K]: weight of each card row of the blocks hand .. table_joker in the count
+    of visible copies (mine, the others' known, pile, table; a table joker's declared
+    card is not a copy of it)."""
+
+
+@lru_cache(maxsize=64)
+def _encode_plan(rules: Rules) -> _EncodePlan:
+    p = rules.players
+    col = {name: sl.start for name, sl in obs_layout(rules).slices.items()}
+    numbers = np.array([rules.hand_cards] * p + [rules.deck_cards] * 2 + [100.0] * p
+                       + [rules.target] * p + [1] * p + [rules.max_turns, rules.max_hands],
+                       np.float64)
+    key, slot = np.arange(N_RANKS)[:, None], np.arange(N_RANKS)[None, :]
+    slot_card = np.stack([key * N_RANKS + slot, slot * N_RANKS + key]).astype(np.int64)
+    kind_hot = np.zeros((3, 2), np.float32)
+    kind_hot[KIND_SET, 0] = kind_hot[KIND_RUN, 1] = 1.0
+    visible = np.zeros(col["table_joker"] // C + 1, np.float32)
+    for name in ("hand", "pile", "table_set", "table_run"):
+        visible[col[name] // C] = 1.0
+    visible[col["known"] // C + 1: col["known"] // C + p] = 1.0
+    visible[col["table_joker"] // C] = -1.0
+    hot_starts = np.array([col[name] for name in
+                           ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64)
+    by_col = col["table_by"] + np.arange(p, dtype=np.int64) * C
+    for a in (numbers, hot_starts, by_col, slot_card, kind_hot, visible):
+        a.setflags(write=False)
+    return _EncodePlan(col, numbers, hot_starts, by_col, slot_card, kind_hot, visible)
 
 
 def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
@@ -183,109 +229,107 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
 
     ``out`` may pass a C-contiguous float32 [n, D] buffer to fill (and return) instead
     of a new array: batched callers reuse one and skip the allocation.
+
+    Per-call cost is a few dozen whole-batch array operations: the entries that are 1
+    are written by one scatter (where copies cannot add up), the number blocks by one
+    division, the unseen counts by one weighted sum over the card rows.
     """
-    action_ids = obs_layout(rules)
-    s = action_ids.slices
-    n, p = view.size, rules.players
+    layout, plan = obs_layout(rules), _encode_plan(rules)
+    col = plan.col
+    n, p, size = view.size, rules.players, layout.size
     deck = float(rules.deck_cards)
     if out is None:
-        obs = np.zeros((n, action_ids.size), np.float32)
+        obs = np.zeros((n, size), np.float32)
     else:
-        if (out.shape != (n, action_ids.size) or out.dtype != np.float32
-                or not out.flags.c_contiguous):
-            raise ValueError(f"encode: out must be C-contiguous float32 {(n, action_ids.size)}")
+        if out.shape != (n, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError(f"encode: out must be C-contiguous float32 {(n, size)}")
         obs = out
         obs.fill(0.0)
-    rows = np.arange(n)
     flat = obs.reshape(-1)
-    base = rows * action_ids.size  # flat index of each row's first column
+    base = np.arange(n) * size  # flat index of each row's first column
     distinct = _distinct_cards(rules)
 
-    obs[:, s["hand"]] = view.hand
-    obs[:, s["known"]] = view.known.reshape(n, -1)
+    obs[:, col["hand"]: col["hand"] + C] = view.hand
+    obs[:, col["known"]: col["known"] + p * C] = view.known.reshape(n, -1)
 
     # The pile: counts, depth of the topmost copy, and the top K cards in order.
     pile_size = view.pile_size.astype(np.int64)
     used = max(int(pile_size.max(initial=0)), 1)
     at = np.flatnonzero(np.arange(used)[None, :] < pile_size[:, None])
-    r, i = at // used, at % used
-    card = view.pile[:, :used].reshape(-1)[at].astype(np.int64)
+    r, i = np.divmod(at, used)
+    card = view.pile[:, :used].reshape(-1)[at]
     depth = pile_size[r] - i
     at_card = base[r] + card
+    near = depth <= PILE_TOP  # depth d is the one-hot row d - 1 of pile_top
+    ones = [at_card[near] + (depth[near] - 1) * C + col["pile_top"]]  # flat ids set to 1
     if distinct:
-        flat[at_card + s["pile"].start] = 1.0
-        flat[at_card + s["pile_depth"].start] = depth / deck
+        ones.append(at_card + col["pile"])
+        flat[at_card + col["pile_depth"]] = depth / deck
     else:  # copies add up; the topmost copy has the greatest height (deck + 1 - depth)
-        np.add.at(flat, at_card + s["pile"].start, 1.0)
+        np.add.at(flat, at_card + col["pile"], 1.0)
         height = np.zeros(n * C, np.int64)
         np.maximum.at(height, r * C + card, rules.deck_cards + 1 - depth)
         height = height.reshape(n, C)
-        obs[:, s["pile_depth"]] = np.where(height > 0, (deck + 1 - height) / deck, 0.0)
-    near = depth <= PILE_TOP  # depth d is the one-hot row d - 1 of pile_top
-    flat[at_card[near] + s["pile_top"].start + (depth[near] - 1) * C] = 1.0
+        obs[:, col["pile_depth"]: col["pile_depth"] + C] = np.where(
+            height > 0, (deck + 1 - height) / deck, 0.0)
 
     # The table: every occupied slot is one declared card laid by one seat.
     n_melds = view.meld_by.shape[1]
     used = max(int(view.n_melds.max(initial=0)), 1)
     by = view.meld_by[:, :used].reshape(-1)
     at = np.flatnonzero(by >= 0)
-    r, m, j = at // (used * N_RANKS), (at // N_RANKS) % used, at % N_RANKS
+    q, j = np.divmod(at, N_RANKS)
+    r, m = np.divmod(q, used)
     meld_at = r * n_melds + m
     is_set = view.meld_kind.reshape(-1)[meld_at] == KIND_SET
-    key = view.meld_key.reshape(-1)[meld_at].astype(np.int64)
-    card = np.where(is_set, j * N_RANKS + key, key * N_RANKS + j)
+    card = plan.slot_card[is_set.view(np.int8), view.meld_key.reshape(-1)[meld_at], j]
     at_card = base[r] + card
-    kind_col = np.where(is_set, s["table_set"].start, s["table_run"].start)
-    by_col = s["table_by"].start + by[at].astype(np.int64) * C
+    kind_at = at_card + np.where(is_set, col["table_set"], col["table_run"])
+    by_at = at_card + plan.by_col[by[at]]
     jokers = view.meld_joker[:, :used].reshape(-1)[at] if rules.n_jokers else None
     if distinct:
-        flat[at_card + kind_col] = 1.0
-        flat[at_card + by_col] = 1.0
-        flat[at_card + s["table_meld"].start] = (m + 1) / n_melds
+        ones += [kind_at, by_at]
+        flat[at_card + col["table_meld"]] = (m + 1) / n_melds
         if jokers is not None:
-            flat[at_card[jokers] + s["table_joker"].start] = 1.0
+            ones.append(at_card[jokers] + col["table_joker"])
     else:  # copies add up; the oldest meld holding one has the greatest n_melds - m
-        np.add.at(flat, at_card + kind_col, 1.0)
-        np.add.at(flat, at_card + by_col, 1.0)
+        np.add.at(flat, kind_at, 1.0)
+        np.add.at(flat, by_at, 1.0)
         if jokers is not None:
-            np.add.at(flat, at_card[jokers] + s["table_joker"].start, 1.0)
+            np.add.at(flat, at_card[jokers] + col["table_joker"], 1.0)
         oldest = np.zeros(n * C, np.int64)
         np.maximum.at(oldest, r * C + card, n_melds - m)
         oldest = oldest.reshape(n, C)
-        obs[:, s["table_meld"]] = np.where(oldest > 0, (n_melds + 1 - oldest) / n_melds, 0.0)
-    melds = obs[:, s["melds"]].reshape(n, n_melds, MELD_FEATURES)
-    melds[:, :used, 0] = view.meld_kind[:, :used] == KIND_SET
-    melds[:, :used, 1] = view.meld_kind[:, :used] == KIND_RUN
+        obs[:, col["table_meld"]: col["table_meld"] + C] = np.where(
+            oldest > 0, (n_melds + 1 - oldest) / n_melds, 0.0)
+    melds = obs[:, col["melds"]: col["melds"] + n_melds * MELD_FEATURES]
+    melds = melds.reshape(n, n_melds, MELD_FEATURES)
+    melds[:, :used, :2] = plan.kind_hot[view.meld_kind[:, :used]]
     melds[:, :used, 2] = view.meld_len[:, :used] / N_RANKS
 
+    # One-hot blocks: one column each (owed / no_discard only when set).
+    hot = np.array([view.phase, view.current_player, view.dealer, view.owed, view.no_discard]).T
+    ones.append((base[:, None] + plan.hot_starts + hot)[hot >= 0])
+    flat[np.concatenate(ones)] = 1.0
+    if rules.keep_taken:
+        obs[:, col["no_discard"]: col["no_discard"] + C] = view.taken
+
     # Copies I cannot see: the deck minus everything visible to me.
-    table_joker = obs[:, s["table_joker"]]
-    visible = (obs[:, s["hand"]] + obs[:, s["pile"]] + obs[:, s["table_set"]]
-               + obs[:, s["table_run"]] - table_joker)
-    if p > 1:
-        visible += obs[:, s["known"]].reshape(n, p, C)[:, 1:].sum(axis=1)
+    cards = obs[:, : plan.visible.size * C].reshape(n, plan.visible.size, C)
+    visible = plan.visible @ cards
     if jokers is not None:
-        visible[:, JOKER] += table_joker.sum(axis=1)
-    obs[:, s["unseen"]] = _deck_counts(rules)[None, :] - visible
+        visible[:, JOKER] += obs[:, col["table_joker"]: col["table_joker"] + C].sum(axis=1)
+    obs[:, col["unseen"]: col["unseen"] + C] = _deck_counts(rules)[None, :] - visible
 
     # hand_sizes .. melded and turn, hand_number are contiguous runs of the layout.
-    obs[:, s["hand_sizes"].start: s["melded"].stop] = np.concatenate([
-        view.hand_sizes / rules.hand_cards, view.stock_size[:, None] / deck,
-        view.pile_size[:, None] / deck, view.table_points / 100.0, view.totals / rules.target,
-        view.melded], axis=1)
-    obs[:, s["turn"].start: s["hand_number"].stop] = np.stack(
-        [view.turn / rules.max_turns, view.hand_number / rules.max_hands], axis=1)
-    obs[:, s["rules"]] = rule_features(rules)
-
-    # One-hot blocks: one column each (owed / no_discard only when set).
-    hot = np.stack([view.phase, view.current_player, view.dealer, view.owed, view.no_discard],
-                   axis=1).astype(np.int64)
-    starts = np.array([s[name].start for name in
-                       ("phase", "to_play", "dealer", "owed", "no_discard")])
-    flat_hot = (rows * action_ids.size)[:, None] + starts[None, :] + hot
-    obs.reshape(-1)[flat_hot[hot >= 0]] = 1.0
-    if rules.keep_taken:
-        obs[:, s["no_discard"]] = view.taken
+    numbers = np.concatenate([
+        view.hand_sizes, view.stock_size[:, None], view.pile_size[:, None], view.table_points,
+        view.totals, view.melded, view.turn[:, None], view.hand_number[:, None]],
+        axis=1) / plan.numbers
+    k = plan.numbers.size - 2
+    obs[:, col["hand_sizes"]: col["hand_sizes"] + k] = numbers[:, :k]
+    obs[:, col["turn"]: col["turn"] + 2] = numbers[:, k:]
+    obs[:, col["rules"]: col["rules"] + len(RULE_FEATURES)] = rule_features(rules)
     return obs
 
 

@@ -6,30 +6,29 @@ table as it stands when asked, so lay-offs that wrap a run change it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .cards import N_RANKS
 from .lookup import lookup_tables
-from .patterns import KIND_SET
+from .patterns import KIND_RUN
 from .rules import Rules
 from .state import State
 
 
-def slot_points(rules: Rules, state: State, rows: np.ndarray, melds: int | None = None
-                ) -> np.ndarray:
-    """int32 [n, m, 13]: points of the card in each slot of the first ``melds`` table
-    melds (default: all), empty slots included."""
+@lru_cache(maxsize=64)
+def _slot_points_table(rules: Rules) -> np.ndarray:
+    """int32 [3, 13, 13]: points of the card in slot j of a meld with key k, by the meld's
+    shape: 0 a set (key = rank), 1 a run from the ace (slot 0 is a low ace), 2 any other
+    run. One lookup then prices every filled slot of a table."""
     t = lookup_tables(rules)
-    m = state.meld_kind.shape[1] if melds is None else melds
-    kind = state.meld_kind[rows, :m][:, :, None]
-    key = state.meld_key[rows, :m].astype(np.int64)[:, :, None]
-    start = state.meld_start[rows, :m][:, :, None]
-    slot = np.arange(N_RANKS)[None, None, :]
-    run_pts = np.where((slot == 0) & (start == 0), rules.low_ace_value, t.rank_points[slot])
-    pts = np.where(kind == KIND_SET, t.rank_points[key], run_pts)
-    if t.joker_points >= 0:
-        pts = np.where(state.meld_joker[rows, :m], t.joker_points, pts)
-    return pts
+    table = np.empty((3, N_RANKS, N_RANKS), np.int32)
+    table[0] = t.rank_points[:, None]
+    table[1:] = t.rank_points[None, None, :]
+    table[1, :, 0] = rules.low_ace_value
+    table.setflags(write=False)
+    return table
 
 
 def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
@@ -38,10 +37,15 @@ def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     used = int(state.n_melds[rows].max(initial=0))
     if used == 0:
         return np.zeros((n, p), np.int32)
-    by = state.meld_by[rows, :used].astype(np.int64)
-    filled = by >= 0
-    owner = (np.arange(n)[:, None, None] * p + by)[filled]
-    pts = slot_points(rules, state, rows, used)[filled]
+    by = state.meld_by[rows, :used]
+    r, m, j = np.nonzero(by >= 0)
+    g = rows[r]
+    shape = (state.meld_kind[g, m] == KIND_RUN) * (1 + (state.meld_start[g, m] != 0))
+    pts = _slot_points_table(rules)[shape, state.meld_key[g, m], j]
+    joker_points = lookup_tables(rules).joker_points
+    if joker_points >= 0:
+        pts = np.where(state.meld_joker[g, m, j], joker_points, pts)
+    owner = r * p + by[r, m, j]
     return np.bincount(owner, weights=pts, minlength=n * p).reshape(n, p).astype(np.int32)
 
 

@@ -10,6 +10,7 @@ read it, and the flat observation vector is encoded from it, so nothing hidden
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -61,45 +62,65 @@ def relative_order(players: int, seats: np.ndarray) -> np.ndarray:
     return (seats.astype(np.int64)[:, None] + np.arange(players)[None, :]) % players
 
 
+@lru_cache(maxsize=16)
+def _relative_owner(players: int) -> np.ndarray:
+    """int8 [P, P + 1]: [s, b + 1] is absolute seat b seen from seat s, -1 for b = -1
+    (an empty slot): one lookup turns a table's owners relative."""
+    seat = np.arange(players)[:, None]
+    owner = np.arange(-1, players)[None, :]
+    table = np.where(owner >= 0, (owner - seat) % players, -1).astype(np.int8)
+    table.setflags(write=False)
+    return table
+
+
 def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
-                rows: np.ndarray | None = None) -> PlayerView:
-    """The view of ``seats[i]`` in game ``rows[i]`` (defaults: every game, the seat to play)."""
-    if rows is None:
-        rows = np.arange(state.batch_size)
-    rows = np.asarray(rows, dtype=np.int64)
+                rows: np.ndarray | None = None, *, share: bool = False) -> PlayerView:
+    """The view of ``seats[i]`` in game ``rows[i]`` (defaults: every game, the seat to play).
+
+    ``share`` (with ``rows`` None): the per-game arrays that need no turning are the
+    state's own, not copies, for a caller that reads the view before the state
+    changes (``observation.observe``).
+    """
+    whole = rows is None and share
+    rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.int64)
+
+    def pick(a: np.ndarray) -> np.ndarray:
+        """The games ``rows`` of a per-game array (itself, when shared whole)."""
+        return a if whole else a[rows]
+
     seats = state.current_player[rows] if seats is None else np.asarray(seats)
     p = rules.players
     order = relative_order(p, seats)
     r = rows[:, None]
     # Only the melds some game of the batch uses need their owners turned relative.
     used = int(state.n_melds[rows].max(initial=0))
-    rel_by = np.full(state.meld_by.shape[1:], -1, np.int8)[None].repeat(rows.size, axis=0)
-    by = state.meld_by[rows, :used].astype(np.int16)
-    rel_by[:, :used] = np.where(by >= 0, (by - seats.astype(np.int16)[:, None, None]) % p, -1)
+    rel_by = np.full((rows.size,) + state.meld_by.shape[1:], -1, np.int8)
+    if used:
+        rel_by[:, :used] = _relative_owner(p)[seats[:, None, None], state.meld_by[rows, :used] + 1]
     return PlayerView(
         seat=seats.astype(np.int8),
         hand=state.hand[rows, seats],
         hand_sizes=state.hand_size[r, order],
         known=state.known[r, order],
-        pile=state.pile[rows],
-        pile_size=state.pile_size[rows],
-        stock_size=state.stock_size[rows],
-        meld_kind=state.meld_kind[rows],
-        meld_key=state.meld_key[rows],
-        meld_start=state.meld_start[rows],
-        meld_len=state.meld_len[rows],
+        pile=pick(state.pile),
+        pile_size=pick(state.pile_size),
+        stock_size=pick(state.stock_size),
+        meld_kind=pick(state.meld_kind),
+        meld_key=pick(state.meld_key),
+        meld_start=pick(state.meld_start),
+        meld_len=pick(state.meld_len),
         meld_by=rel_by,
-        meld_joker=state.meld_joker[rows],
-        n_melds=state.n_melds[rows],
+        meld_joker=pick(state.meld_joker),
+        n_melds=pick(state.n_melds),
         table_points=table_points(rules, state, rows)[np.arange(rows.size)[:, None], order],
         totals=state.totals[r, order],
         melded=state.melded[r, order],
-        phase=state.phase[rows],
-        current_player=((state.current_player[rows] - seats) % p).astype(np.int8),
-        dealer=((state.dealer[rows] - seats) % p).astype(np.int8),
-        owed=state.owed[rows],
-        no_discard=state.no_discard[rows],
-        taken=state.taken[rows],
-        turn=state.turn[rows],
-        hand_number=state.hand_number[rows],
+        phase=pick(state.phase),
+        current_player=((pick(state.current_player) - seats) % p).astype(np.int8),
+        dealer=((pick(state.dealer) - seats) % p).astype(np.int8),
+        owed=pick(state.owed),
+        no_discard=pick(state.no_discard),
+        taken=pick(state.taken),
+        turn=pick(state.turn),
+        hand_number=pick(state.hand_number),
     )
