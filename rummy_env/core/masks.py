@@ -23,7 +23,7 @@ from .meldability import (
 )
 from .patterns import PATTERN_CONTAINS, PATTERN_SIZE
 from .rules import Rules
-from .state import PHASE_CALL, PHASE_CALL_PLAY, PHASE_DRAW, PHASE_PLAY, State
+from .state import PHASE_CALL, PHASE_CALL_PLAY, PHASE_DRAW, PHASE_NAMES, PHASE_PLAY, State
 from .table import any_direction, jokers_declared, layoff_fits, on_table
 
 
@@ -31,22 +31,30 @@ def legal_mask(rules: Rules, state: State) -> np.ndarray:
     """bool [B, A]: exactly the legal actions of each game (all False when finished)."""
     t = lookup_tables(rules)
     action_ids = t.layout
-    mask = np.zeros((state.batch_size, action_ids.size), dtype=bool)
+    b = state.batch_size
+    mask = np.zeros((b, action_ids.size), dtype=bool)
+    games = np.bincount(state.phase, minlength=len(PHASE_NAMES)).tolist()  # games per phase
     # Which cards the table accepts, for every game at once (draw and play both need it).
-    fits = layoff_fits(rules, state, np.arange(state.batch_size))
-    rows = np.flatnonzero(state.phase == PHASE_DRAW)
-    if rows.size:
-        _draw_mask(rules, t, state, rows, fits[rows], mask)
-    rows = np.flatnonzero(state.phase == PHASE_PLAY)
-    if rows.size:
-        _play_mask(rules, t, state, rows, fits[rows], mask, calling=False)
-    rows = np.flatnonzero(state.phase == PHASE_CALL)
-    if rows.size:
+    if games[PHASE_DRAW] or games[PHASE_PLAY] or games[PHASE_CALL_PLAY]:
+        fits = layoff_fits(rules, state)
+
+    def in_phase(phase: int) -> tuple[np.ndarray, np.ndarray]:
+        """The games in ``phase`` and their ``fits`` (all of them: no selection)."""
+        if games[phase] == b:
+            return np.arange(b), fits
+        rows = np.flatnonzero(state.phase == phase)
+        return rows, fits[rows]
+
+    if games[PHASE_DRAW]:
+        _draw_mask(rules, t, state, *in_phase(PHASE_DRAW), mask)
+    if games[PHASE_PLAY]:
+        _play_mask(rules, t, state, *in_phase(PHASE_PLAY), mask, calling=False)
+    if games[PHASE_CALL]:
+        rows = np.flatnonzero(state.phase == PHASE_CALL)
         mask[rows, action_ids.CALL] = True
         mask[rows, action_ids.PASS] = True
-    rows = np.flatnonzero(state.phase == PHASE_CALL_PLAY)
-    if rows.size:
-        _play_mask(rules, t, state, rows, fits[rows], mask, calling=True)
+    if games[PHASE_CALL_PLAY]:
+        _play_mask(rules, t, state, *in_phase(PHASE_CALL_PLAY), mask, calling=True)
     return mask
 
 
@@ -112,19 +120,17 @@ def deepest_card_swappable(state: State, rows: np.ndarray, depths: np.ndarray) -
     return natural & declared[np.arange(rows.size)[:, None], np.where(natural, deepest, 0)]
 
 
-def _available_from(state: State, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile: np.ndarray,
+                    pile_size: np.ndarray) -> np.ndarray:
     """int64 [n, NO_CARD+1]: smallest take depth after which the player holds the card
-    naturally: 0 if in hand, else one more than the depth of its topmost pile copy."""
-    n = rows.size
-    pile_size = state.pile_size[rows].astype(np.int64)
-    pile = state.pile[rows].astype(np.int64)
-    width = pile.shape[1]
-    position = np.arange(width)
-    in_pile = position[None, :] < pile_size[:, None]
-    top_position = np.full((n, NO_CARD + 1), -1, np.int64)
-    rr = np.broadcast_to(np.arange(n)[:, None], pile.shape)
-    positions = np.broadcast_to(position, pile.shape)
-    np.maximum.at(top_position, (rr[in_pile], pile[in_pile]), positions[in_pile])
+    naturally: 0 if in hand, else one more than the depth of its topmost pile copy.
+    ``pile``, ``pile_size``: those of the games ``rows``."""
+    n, width = pile.shape
+    at = np.flatnonzero(np.arange(width)[None, :] < pile_size[:, None])
+    r, position = np.divmod(at, width)
+    top_position = np.full(n * (NO_CARD + 1), -1, np.int64)
+    np.maximum.at(top_position, r * (NO_CARD + 1) + pile.reshape(-1)[at], position)
+    top_position = top_position.reshape(n, NO_CARD + 1)
     # A card at depth e (top = 1) is taken, with the deepest card below it, by take d > e.
     available = np.where(top_position >= 0, pile_size[:, None] - top_position, width + 1)
     available[:, :N_NATURAL][state.hand[rows, seat, :N_NATURAL] > 0] = 0
@@ -143,14 +149,13 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
     n = rows.size
     seat = state.current_player[rows]
     pile_size = state.pile_size[rows].astype(np.int64)
-    width = state.pile.shape[1]
-    available = _available_from(state, rows, seat)
-    card_pos = pile_size[:, None] - depths[None, :]  # [n, D]
+    pile = state.pile[rows]
+    width = pile.shape[1]
+    available = _available_from(state, rows, seat, pile, pile_size)
+    card_pos = pile_size[:, None] - depths[None, :]  # [n, D], below the top: < width
     valid = card_pos >= 0
-    deepest = np.where(valid, np.take_along_axis(state.pile[rows].astype(np.int64),
-                                                 np.clip(card_pos, 0, width - 1), 1), 0)
-    may_lay = np.ones(n, bool) if not rules.layoff_requires_meld else state.melded[rows, seat]
-    size_after = state.hand_size[rows, seat][:, None] + depths[None, :]
+    deepest = np.where(valid, pile.reshape(-1)[np.maximum(card_pos, 0)
+                                               + (np.arange(n) * width)[:, None]], 0)
 
     if rules.n_jokers == 0:
         partners = t.partners[deepest]  # [n, D, K, 2]
@@ -166,8 +171,10 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
         melds, lays = _deepest_with_jokers(rules, t, state, rows, depths, deepest, valid,
                                            available, fits)
     if rules.discard_required:
-        melds &= size_after >= 4
-    return (melds | (lays & may_lay[:, None])) & valid
+        melds &= state.hand_size[rows, seat][:, None] + depths[None, :] >= 4
+    if rules.layoff_requires_meld:
+        lays &= state.melded[rows, seat][:, None]
+    return (melds | lays) & valid
 
 
 def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
@@ -222,9 +229,10 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
     melds, jokers_used = makeable_melds(t, present, jokers, blocked)
     if rules.discard_required:
         melds &= PATTERN_SIZE[None, :] < size[:, None]
-    if owes_natural.any():
+    any_natural, any_joker = bool(owes_natural.any()), bool(owes_joker.any())
+    if any_natural:
         melds[owes_natural] &= PATTERN_CONTAINS[owed[owes_natural]]
-    if owes_joker.any():
+    if any_joker:
         melds[owes_joker] &= jokers_used[owes_joker] >= 1
     mask[rows, action_ids.MELD: action_ids.LAYOFF] = melds
 
@@ -232,19 +240,17 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
     if blocked is not None:
         by_joker &= ~blocked
     layable = present | by_joker
-    if owes_natural.any():
+    if any_natural:
         only = np.zeros_like(layable[owes_natural])
         only[np.arange(only.shape[0]), owed[owes_natural]] = True
         layable[owes_natural] &= only
-    if owes_joker.any():
+    if any_joker:
         layable[owes_joker] &= ~present[owes_joker]
-    layoffs = fits & layable[:, :, None]
-    allowed = np.ones(n, bool)
     if rules.discard_required:
-        allowed &= size >= 2
+        layable &= (size >= 2)[:, None]
     if rules.layoff_requires_meld:
-        allowed &= state.melded[rows, seat]
-    layoffs &= allowed[:, None, None]
+        layable &= state.melded[rows, seat][:, None]
+    layoffs = fits & layable[:, :, None]
     mask[rows, action_ids.LAYOFF: action_ids.DISCARD] = layoffs.reshape(n, -1)
 
     if calling:

@@ -6,6 +6,8 @@ so the card a slot shows follows from the meld's kind and key alone.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .actions import LAYOFF_DOWN, LAYOFF_SET, LAYOFF_UP
@@ -13,6 +15,8 @@ from .cards import N_NATURAL, N_RANKS
 from .patterns import KIND_RUN, KIND_SET, run_allowed
 from .rules import Rules
 from .state import State
+
+_DIRECTIONS = np.arange(3)[None, None, :]  # the last axis of layoff_fits: set, up, down
 
 
 def used_melds(state: State, rows: np.ndarray) -> int:
@@ -49,44 +53,57 @@ def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
     return _cards_where(state, rows, state.meld_joker[rows, :used_melds(state, rows)])
 
 
+@lru_cache(maxsize=8)
+def _run_ends(ace_high: bool, wrap: bool) -> np.ndarray:
+    """int16 [13, 14, 2]: the rank a run from ``start`` of ``length`` cards accepts
+    ``up`` and ``down``, -1 none (so a table's run targets are one lookup)."""
+    start, length = np.arange(N_RANKS)[:, None], np.arange(N_RANKS + 1)[None, :]
+    up = np.where(run_allowed(start, length + 1, ace_high, wrap), (start + length) % N_RANKS, -1)
+    down_ok = (length + 1 <= 13) & ((start >= 1) | wrap)
+    down = np.where(down_ok, (start - 1) % N_RANKS, -1)
+    ends = np.stack([up, down], axis=-1).astype(np.int16)
+    ends.setflags(write=False)
+    return ends
+
+
 def layoff_targets(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
     """int16 [n, m, 3]: the card each of the first m melds (those in use) accepts as
     ``set`` / ``up`` / ``down``, -1 none.
 
     ``melds`` is anything holding the table arrays (a ``State`` or a ``PlayerView``);
-    ``rows`` picks its games (default: all).
+    ``rules`` anything with ``runs_ace_high`` and ``wrap``; ``rows`` picks its games
+    (default: all).
     """
     sel = slice(None) if rows is None else rows
     m = int(melds.n_melds[sel].max(initial=0))  # melds past the most crowded table are empty
     kind = melds.meld_kind[sel, :m]
-    key = melds.meld_key[sel, :m].astype(np.int16)
-    start = melds.meld_start[sel, :m].astype(np.int16)
-    length = melds.meld_len[sel, :m].astype(np.int16)
     targets = np.full(kind.shape + (3,), -1, np.int16)
+    if m == 0:
+        return targets
+    key = melds.meld_key[sel, :m].astype(np.int16)
+    length = melds.meld_len[sel, :m]
 
     is_set = (kind == KIND_SET) & (length == 3)
-    missing_suit = np.argmax(melds.meld_by[sel, :m, :4] < 0, axis=2).astype(np.int16)
+    missing_suit = np.argmax(melds.meld_by[sel, :m, :4] < 0, axis=2)
     targets[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
 
-    is_run = kind == KIND_RUN
-    up_ok = is_run & run_allowed(start, length + 1, rules.runs_ace_high, rules.wrap)
-    targets[..., LAYOFF_UP] = np.where(up_ok, key * N_RANKS + (start + length) % N_RANKS, -1)
-    down_ok = is_run & (length + 1 <= 13)
-    if not rules.wrap:
-        down_ok &= start >= 1
-    targets[..., LAYOFF_DOWN] = np.where(down_ok, key * N_RANKS + (start - 1) % N_RANKS, -1)
+    ends = _run_ends(bool(rules.runs_ace_high), bool(rules.wrap))
+    ends = ends[melds.meld_start[sel, :m], length]  # [n, m, 2]: up, down
+    accepts = (kind == KIND_RUN)[..., None] & (ends >= 0)
+    targets[..., LAYOFF_UP: LAYOFF_DOWN + 1] = np.where(
+        accepts, key[..., None] * N_RANKS + ends, -1)
     return targets
 
 
 def layoff_fits(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
-    """bool [n, 52, 3]: card c fits some table meld in direction d (``melds``, ``rows``:
-    as for ``layoff_targets``)."""
+    """bool [n, 52, 3]: card c fits some table meld in direction d (``melds``, ``rules``,
+    ``rows``: as for ``layoff_targets``)."""
     targets = layoff_targets(rules, melds, rows)
     n = targets.shape[0]
     fits = np.zeros((n, N_NATURAL + 1, 3), bool)
-    # Melds that accept nothing write into the spare column N_NATURAL.
-    fits[np.arange(n)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
-         np.arange(3)[None, None, :]] = True
+    if targets.shape[1]:  # melds that accept nothing write into the spare column N_NATURAL
+        fits[np.arange(n)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
+             _DIRECTIONS] = True
     return fits[:, :N_NATURAL]
 
 
