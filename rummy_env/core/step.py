@@ -20,9 +20,11 @@ Cross-cutting rules, written once here:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from .actions import LAYOFF_DOWN, LAYOFF_SET
+from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
 from .cards import JOKER, N_RANKS
 from .deal import dealer_of_hand, game_keys, shuffled_decks
 from .lookup import LookupTables, lookup_tables
@@ -155,30 +157,47 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
         _apply_pass(rules, state, rows_of["pass"])
 
     # Emptying the hand in the play phase: out, or (floating) the turn ends at once.
-    played = np.concatenate([rows_of["meld"], rows_of["layoff"]])
-    played = played[~calling[played]]
-    emptied = played[state.hand_size[played, state.current_player[played]] == 0]
-    floating = ~state.started_floating[emptied] if rules.floating else np.zeros(emptied.size, bool)
-    discarded = rows_of["discard"]
-    discard_out = state.hand_size[discarded, state.current_player[discarded]] == 0
-    out = np.concatenate([emptied[~floating], discarded[discard_out]])
-    state.went_out[out] = state.current_player[out]
+    # Each kind of action that ends something adds its rows; empty kinds cost nothing.
+    out, turn_over, hand_over = [], [], [rows_of["end"]]
+    discarded, done = rows_of["discard"], rows_of["done"]
+    if discarded.size:
+        discard_out = state.hand_size[discarded, state.current_player[discarded]] == 0
+        out.append(discarded[discard_out])
+        turn_over.append(discarded[~discard_out])
+    if rows_of["meld"].size or rows_of["layoff"].size:
+        played = np.concatenate([rows_of["meld"], rows_of["layoff"]])
+        played = played[~calling[played]]
+        emptied = played[state.hand_size[played, state.current_player[played]] == 0]
+        floating = (~state.started_floating[emptied] if rules.floating
+                    else np.zeros(emptied.size, bool))
+        out.append(emptied[~floating])
+        turn_over.append(emptied[floating])
+    if out:
+        out = np.concatenate(out)
+        state.went_out[out] = state.current_player[out]
+        hand_over.append(out)
 
-    done = rows_of["done"]
-    done_out = done[state.hand_size[done, state.current_player[done]] == 0] if not rules.floating \
-        else done[:0]
-    state.went_out[done_out] = state.current_player[done_out]
-    _resume_after_call(rules, state, done[~np.isin(done, done_out)] if done_out.size else done)
+    if done.size:
+        done_out = done[state.hand_size[done, state.current_player[done]] == 0] \
+            if not rules.floating else done[:0]
+        state.went_out[done_out] = state.current_player[done_out]
+        _resume_after_call(rules, state, done[~np.isin(done, done_out)] if done_out.size else done)
+        hand_over.append(done_out)
 
-    turn_over = np.concatenate([discarded[~discard_out], emptied[floating]])
-    ended = _finish_turns(rules, t, state, turn_over, discards=discarded)
-    hand_over = np.concatenate([out, done_out, rows_of["end"], ended])
+    if turn_over:
+        ended = _finish_turns(rules, t, state, np.concatenate(turn_over), discards=discarded)
+        hand_over.append(ended)
+    hand_over = np.concatenate(hand_over)  # sorted below: the order they came in is no matter
     if hand_over.size:
         _end_hands(rules, state, np.sort(hand_over), auto_deal)
 
 
 def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.ndarray) -> None:
-    bad = np.flatnonzero(live & ~action_ids.legal(mask, actions))
+    """Raise ``ValueError`` for the first live game whose action is out of range or masked
+    (``ActionLayout.legal``, in three array operations)."""
+    in_range = (actions >= 0) & (actions < action_ids.size)
+    ok = mask[np.arange(actions.size), np.where(in_range, actions, 0)] & in_range
+    bad = np.flatnonzero(live & ~ok)
     if bad.size:
         g = int(bad[0])
         raise ValueError(
@@ -190,12 +209,19 @@ def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.nda
 ACTION_KINDS = ("draw", "end", "take", "meld", "layoff", "discard", "swap", "call", "pass", "done")
 
 
-def _rows_by_range(action_ids, actions: np.ndarray, live: np.ndarray) -> dict[str, np.ndarray]:
-    """The live games (ascending) taking each kind of action, in a few array passes."""
+@lru_cache(maxsize=16)
+def _kind_starts(action_ids: ActionLayout) -> np.ndarray:
+    """int64 [9]: first id of each of ``ACTION_KINDS`` after ``draw``."""
     starts = np.array([action_ids.END, action_ids.TAKE, action_ids.MELD, action_ids.LAYOFF,
                        action_ids.DISCARD, action_ids.SWAP,
                        action_ids.CALL, action_ids.PASS, action_ids.DONE])
-    kind = np.searchsorted(starts, actions, side="right")
+    starts.setflags(write=False)
+    return starts
+
+
+def _rows_by_range(action_ids, actions: np.ndarray, live: np.ndarray) -> dict[str, np.ndarray]:
+    """The live games (ascending) taking each kind of action, in a few array passes."""
+    kind = np.searchsorted(_kind_starts(action_ids), actions, side="right")
     kind[~live] = len(ACTION_KINDS)
     order = np.argsort(kind, kind="stable")
     ends = np.cumsum(np.bincount(kind, minlength=len(ACTION_KINDS) + 1)).tolist()
@@ -223,15 +249,13 @@ def _apply_take(rules: Rules, state: State, rows: np.ndarray, depth: np.ndarray)
     seat = state.current_player[rows].astype(np.int64)
     _start_play(state, rows, seat)
     pile_size = state.pile_size[rows].astype(np.int64)
-    j = np.arange(int(depth.max()))[None, :]
-    taken = j < depth[:, None]
-    pos = np.clip(pile_size[:, None] - 1 - j, 0, None)
-    cards = state.pile[rows[:, None], pos]
-    rr = np.broadcast_to(rows[:, None], cards.shape)[taken]
-    ss = np.broadcast_to(seat[:, None], cards.shape)[taken]
-    np.add.at(state.hand, (rr, ss, cards[taken]), 1)
-    np.add.at(state.known, (rr, ss, cards[taken]), 1)
-    state.taken[rr, cards[taken]] = True
+    width = int(depth.max())
+    i, j = np.divmod(np.flatnonzero(np.arange(width)[None, :] < depth[:, None]), width)
+    rr, ss = rows[i], seat[i]  # one entry per card taken, j cards below the top
+    cards = state.pile[rr, pile_size[i] - 1 - j]
+    np.add.at(state.hand, (rr, ss, cards), 1)
+    np.add.at(state.known, (rr, ss, cards), 1)
+    state.taken[rr, cards] = True
     state.hand_size[rows, seat] += depth.astype(np.int16)
     deepest = state.pile[rows, pile_size - depth]
     state.pile_size[rows] = pile_size - depth
@@ -255,17 +279,11 @@ def _remove_from_hand(state: State, rows: np.ndarray, seat: np.ndarray, cards: n
 def _apply_meld(t: LookupTables, state: State, rows: np.ndarray, pattern: np.ndarray) -> None:
     """Lay a new meld: natural cards the player holds, a joker for each card it lacks."""
     seat = state.current_player[rows]
-    cards = PATTERN_CARDS[pattern].astype(np.int64)  # [n, 13], -1 padded
-    has = cards >= 0
-    held = np.zeros_like(has)
-    held[has] = state.hand[np.broadcast_to(rows[:, None], cards.shape)[has],
-                           np.broadcast_to(seat[:, None], cards.shape)[has], cards[has]] > 0
-    natural = has & held
-    by_joker = has & ~held
-    rr = np.broadcast_to(rows[:, None], cards.shape)
-    ss = np.broadcast_to(seat[:, None], cards.shape)
-    _remove_from_hand(state, rr[natural], ss[natural], cards[natural])
-    jokers_used = by_joker.sum(axis=1)
+    i, k = np.nonzero(PATTERN_CARDS[pattern] >= 0)  # one entry per card of each meld
+    rr, ss, cards = rows[i], seat[i], PATTERN_CARDS[pattern[i], k]
+    held = state.hand[rr, ss, cards] > 0
+    _remove_from_hand(state, rr[held], ss[held], cards[held])
+    jokers_used = np.bincount(i[~held], minlength=rows.size)
     if jokers_used.any():
         _remove_from_hand(state, rows, seat, np.full(rows.size, JOKER), jokers_used)
     state.hand_size[rows, seat] -= PATTERN_SIZE[pattern]
@@ -274,10 +292,9 @@ def _apply_meld(t: LookupTables, state: State, rows: np.ndarray, pattern: np.nda
     state.meld_key[rows, m] = PATTERN_KEY[pattern]
     state.meld_start[rows, m] = PATTERN_START[pattern]
     state.meld_len[rows, m] = PATTERN_SIZE[pattern]
-    slots = t.pattern_slots[pattern].astype(np.int64)
-    mm = np.broadcast_to(m[:, None], cards.shape)
-    state.meld_by[rr[has], mm[has], slots[has]] = ss[has]
-    state.meld_joker[rr[by_joker], mm[by_joker], slots[by_joker]] = True
+    mm, slots = m[i], t.pattern_slots[pattern[i], k]
+    state.meld_by[rr, mm, slots] = ss
+    state.meld_joker[rr[~held], mm[~held], slots[~held]] = True
     state.n_melds[rows] += 1
     state.melded[rows, seat] = True
     owed = state.owed[rows]
