@@ -95,6 +95,16 @@ from .options import configure
 from .render import render_text
 
 
+class ActionSpace(gymnasium.spaces.Discrete):
+    """``Discrete(A)`` that answers ``contains`` for a plain ``int`` with one comparison
+    (the bounds-check wrapper asks it at every step); anything else as ``Discrete`` does."""
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return int(self.start) <= x < int(self.start) + int(self.n)
+        return super().contains(x)
+
+
 def env(**config: Any) -> AECEnv:
     """``raw_env(**config)`` in PettingZoo's standard wrappers (bounds check, call order)."""
     wrapped: AECEnv = raw_env(**config)
@@ -136,8 +146,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
             "action_mask": gymnasium.spaces.Box(0, 1, (self._n_actions,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: gymnasium.spaces.Discrete(self._n_actions)
-                              for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace(self._n_actions) for a in self.possible_agents}
         self._seat_index = [np.array([i]) for i in range(p)]
         self._rng: np.random.Generator | None = None
 
