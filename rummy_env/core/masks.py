@@ -42,7 +42,7 @@ def legal_mask(rules: Rules, state: State) -> np.ndarray:
         """The games in ``phase`` and their ``fits`` (all of them: no selection)."""
         if games[phase] == b:
             return np.arange(b), fits
-        rows = np.flatnonzero(state.phase == phase)
+        rows = (state.phase == phase).nonzero()[0]
         return rows, fits[rows]
 
     if games[PHASE_DRAW]:
@@ -50,7 +50,7 @@ def legal_mask(rules: Rules, state: State) -> np.ndarray:
     if games[PHASE_PLAY]:
         _play_mask(rules, t, state, *in_phase(PHASE_PLAY), mask, calling=False)
     if games[PHASE_CALL]:
-        rows = np.flatnonzero(state.phase == PHASE_CALL)
+        rows = (state.phase == PHASE_CALL).nonzero()[0]
         mask[rows, action_ids.CALL] = True
         mask[rows, action_ids.PASS] = True
     if games[PHASE_CALL_PLAY]:
@@ -126,7 +126,7 @@ def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile: np.n
     naturally: 0 if in hand, else one more than the depth of its topmost pile copy.
     ``pile``, ``pile_size``: those of the games ``rows``."""
     n, width = pile.shape
-    at = np.flatnonzero(np.arange(width)[None, :] < pile_size[:, None])
+    at = (np.arange(width)[None, :] < pile_size[:, None]).ravel().nonzero()[0]
     r, position = np.divmod(at, width)
     top_position = np.full(n * (NO_CARD + 1), -1, np.int64)
     np.maximum.at(top_position, r * (NO_CARD + 1) + pile.reshape(-1)[at], position)
@@ -287,7 +287,7 @@ def _discardable(rules: Rules, state: State, rows: np.ndarray, hand: np.ndarray,
         discards &= ~held_back | only_taken[:, None]
         return discards
     banned = state.no_discard[rows]
-    ban_rows = np.flatnonzero(banned >= 0)
+    ban_rows = (banned >= 0).nonzero()[0]
     if ban_rows.size:
         only_that = size[ban_rows] == hand[ban_rows, banned[ban_rows]]
         discards[ban_rows[~only_that], banned[ban_rows[~only_that]]] = False

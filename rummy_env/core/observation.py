@@ -255,7 +255,7 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
     # The pile: counts, depth of the topmost copy, and the top K cards in order.
     pile_size = view.pile_size.astype(np.int64)
     used = max(int(pile_size.max(initial=0)), 1)
-    at = np.flatnonzero(np.arange(used)[None, :] < pile_size[:, None])
+    at = (np.arange(used)[None, :] < pile_size[:, None]).ravel().nonzero()[0]
     r, i = np.divmod(at, used)
     card = view.pile[:, :used].reshape(-1)[at]
     depth = pile_size[r] - i
@@ -277,7 +277,7 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
     n_melds = view.meld_by.shape[1]
     used = max(int(view.n_melds.max(initial=0)), 1)
     by = view.meld_by[:, :used].reshape(-1)
-    at = np.flatnonzero(by >= 0)
+    at = (by >= 0).nonzero()[0]
     q, j = np.divmod(at, N_RANKS)
     r, m = np.divmod(q, used)
     meld_at = r * n_melds + m

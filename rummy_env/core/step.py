@@ -197,7 +197,7 @@ def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.nda
     (``ActionLayout.legal``, in three array operations)."""
     in_range = (actions >= 0) & (actions < action_ids.size)
     ok = mask[np.arange(actions.size), np.where(in_range, actions, 0)] & in_range
-    bad = np.flatnonzero(live & ~ok)
+    bad = (live & ~ok).nonzero()[0]
     if bad.size:
         g = int(bad[0])
         raise ValueError(
@@ -250,7 +250,7 @@ def _apply_take(rules: Rules, state: State, rows: np.ndarray, depth: np.ndarray)
     _start_play(state, rows, seat)
     pile_size = state.pile_size[rows].astype(np.int64)
     width = int(depth.max())
-    i, j = np.divmod(np.flatnonzero(np.arange(width)[None, :] < depth[:, None]), width)
+    i, j = np.divmod((np.arange(width)[None, :] < depth[:, None]).ravel().nonzero()[0], width)
     rr, ss = rows[i], seat[i]  # one entry per card taken, j cards below the top
     cards = state.pile[rr, pile_size[i] - 1 - j]
     np.add.at(state.hand, (rr, ss, cards), 1)
