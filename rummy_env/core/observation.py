@@ -182,8 +182,18 @@ def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
 class _EncodePlan:
     """What ``encode`` needs of one rules config beyond the layout, worked out once."""
 
+    size: int
+    """D, the vector's length."""
     col: dict[str, int]
     """First column of each block."""
+    deck: float
+    """N, the cards in the deck."""
+    distinct: bool
+    """Every card id occurs at most once in the deck (``_distinct_cards``)."""
+    deck_counts: np.ndarray
+    """float32 [C]: copies of each card id in the deck."""
+    rules: np.ndarray
+    """float32 [24]: ``rule_features``."""
     numbers: np.ndarray
     """float64 [4P + 4]: divisors of the blocks hand_sizes .. melded, then turn, hand_number."""
     hot_starts: np.ndarray
@@ -202,8 +212,8 @@ class _EncodePlan:
 
 @lru_cache(maxsize=64)
 def _encode_plan(rules: Rules) -> _EncodePlan:
-    p = rules.players
-    col = {name: sl.start for name, sl in obs_layout(rules).slices.items()}
+    p, layout = rules.players, obs_layout(rules)
+    col = {name: sl.start for name, sl in layout.slices.items()}
     numbers = np.array([rules.hand_cards] * p + [rules.deck_cards] * 2 + [100.0] * p
                        + [rules.target] * p + [1] * p + [rules.max_turns, rules.max_hands],
                        np.float64)
@@ -221,7 +231,9 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
     by_col = col["table_by"] + np.arange(p, dtype=np.int64) * C
     for a in (numbers, hot_starts, by_col, slot_card, kind_hot, visible):
         a.setflags(write=False)
-    return _EncodePlan(col, numbers, hot_starts, by_col, slot_card, kind_hot, visible)
+    return _EncodePlan(layout.size, col, float(rules.deck_cards), _distinct_cards(rules),
+                       _deck_counts(rules), rule_features(rules), numbers, hot_starts, by_col,
+                       slot_card, kind_hot, visible)
 
 
 def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
@@ -234,10 +246,9 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
     are written by one scatter (where copies cannot add up), the number blocks by one
     division, the unseen counts by one weighted sum over the card rows.
     """
-    layout, plan = obs_layout(rules), _encode_plan(rules)
-    col = plan.col
-    n, p, size = view.size, rules.players, layout.size
-    deck = float(rules.deck_cards)
+    plan = _encode_plan(rules)
+    col, deck = plan.col, plan.deck
+    n, p, size = view.size, rules.players, plan.size
     if out is None:
         obs = np.zeros((n, size), np.float32)
     else:
@@ -247,7 +258,7 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
         obs.fill(0.0)
     flat = obs.reshape(-1)
     base = np.arange(n) * size  # flat index of each row's first column
-    distinct = _distinct_cards(rules)
+    distinct = plan.distinct
 
     obs[:, col["hand"]: col["hand"] + C] = view.hand
     obs[:, col["known"]: col["known"] + p * C] = view.known.reshape(n, -1)
@@ -319,7 +330,7 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
     visible = plan.visible @ cards
     if jokers is not None:
         visible[:, JOKER] += obs[:, col["table_joker"]: col["table_joker"] + C].sum(axis=1)
-    obs[:, col["unseen"]: col["unseen"] + C] = _deck_counts(rules)[None, :] - visible
+    obs[:, col["unseen"]: col["unseen"] + C] = plan.deck_counts[None, :] - visible
 
     # hand_sizes .. melded and turn, hand_number are contiguous runs of the layout.
     numbers = np.concatenate([
@@ -329,7 +340,7 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
     k = plan.numbers.size - 2
     obs[:, col["hand_sizes"]: col["hand_sizes"] + k] = numbers[:, :k]
     obs[:, col["turn"]: col["turn"] + 2] = numbers[:, k:]
-    obs[:, col["rules"]: col["rules"] + len(RULE_FEATURES)] = rule_features(rules)
+    obs[:, col["rules"]: col["rules"] + len(RULE_FEATURES)] = plan.rules
     return obs
 
 
