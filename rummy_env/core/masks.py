@@ -184,12 +184,12 @@ def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.n
     n, d = deepest.shape
     seat = state.current_player[rows]
     pile_size = state.pile_size[rows].astype(np.int64)
-    pile_top_first = np.take_along_axis(
-        state.pile[rows].astype(np.int64),
-        np.clip(pile_size[:, None] - 1 - np.arange(d)[None, :], 0, None), 1)
-    joker_on_top = (pile_top_first == JOKER) & (np.arange(d)[None, :] < pile_size[:, None])
-    jokers_above = np.concatenate(
-        [np.zeros((n, 1), np.int64), np.cumsum(joker_on_top, axis=1)[:, :-1]], axis=1)
+    pile = state.pile[rows]
+    below_top = pile_size[:, None] - 1 - np.arange(d)[None, :]  # position of depth 1..d
+    pile_top_first = pile.reshape(-1)[np.maximum(below_top, 0)
+                                      + (np.arange(n) * pile.shape[1])[:, None]]
+    joker_on_top = (pile_top_first == JOKER) & (below_top >= 0)
+    jokers_above = np.cumsum(joker_on_top, axis=1) - joker_on_top  # above each depth
     jokers = state.hand[rows, seat, JOKER][:, None].astype(np.int64) + jokers_above  # [n, D]
 
     gi, di = np.nonzero(valid)

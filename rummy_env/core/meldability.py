@@ -21,8 +21,8 @@ def bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(suit masks int32 [n, 4] of 13 rank bits, rank masks uint8 [n, 13] of 4 suit bits)."""
     n = present.shape[0]
     grid = present[:, :N_NATURAL].reshape(n, 4, N_RANKS)
-    suit_bits = np.packbits(grid, axis=2, bitorder="little")  # [n, 4, 2]
-    suits = suit_bits[..., 0].astype(np.int32) | (suit_bits[..., 1].astype(np.int32) << 8)
+    suit_bits = np.packbits(grid, axis=2, bitorder="little")  # [n, 4, 2]: low byte first
+    suits = suit_bits.view("<u2")[..., 0].astype(np.int32)
     ranks = np.packbits(grid.transpose(0, 2, 1), axis=2, bitorder="little")[..., 0]
     return suits, ranks
 
@@ -100,6 +100,8 @@ def card_meldable(t: LookupTables, card: np.ndarray, present: np.ndarray, jokers
     """bool [n]: ``card`` (natural or joker) can be melded with ``present`` [n, 54] and
     ``jokers`` [n] wildcards other than the card itself."""
     is_joker = card == JOKER
+    if not is_joker.any():  # the common case: no selection needed
+        return natural_card_meldable(t, card, present, jokers, blocked)
     out = np.zeros(card.shape[0], bool)
     nat = np.flatnonzero(~is_joker)
     if nat.size:

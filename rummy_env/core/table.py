@@ -19,6 +19,20 @@ from .state import State
 _DIRECTIONS = np.arange(3)[None, None, :]  # the last axis of layoff_fits: set, up, down
 
 
+def _slot_card_table() -> np.ndarray:
+    """int16 [3, 13, 13]: the card slot j of a meld of kind k and key shows (0 for an
+    empty meld), so a table's cards are one lookup."""
+    key, slot = np.arange(N_RANKS)[:, None], np.arange(N_RANKS)[None, :]
+    table = np.zeros((3, N_RANKS, N_RANKS), np.int16)
+    table[KIND_SET] = slot * N_RANKS + key
+    table[KIND_RUN] = key * N_RANKS + slot
+    table.setflags(write=False)
+    return table
+
+
+_SLOT_CARD = _slot_card_table()
+
+
 def used_melds(state: State, rows: np.ndarray) -> int:
     """Melds in use in the most crowded of these games (the rest are empty)."""
     return int(state.meld_kind.shape[1] and state.n_melds[rows].max(initial=0))
@@ -35,11 +49,10 @@ def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
 
 def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
     """bool [n, 52]: the cards shown by the selected slots (``slots``: bool [n, m, 13])."""
-    r, m, j = np.nonzero(slots)
-    kind = state.meld_kind[rows[r], m]
-    key = state.meld_key[rows[r], m].astype(np.int64)
+    r, m, j = slots.nonzero()
+    g = rows[r]
     out = np.zeros((rows.size, N_NATURAL), bool)
-    out[r, np.where(kind == KIND_SET, j * N_RANKS + key, key * N_RANKS + j)] = True
+    out[r, _SLOT_CARD[state.meld_kind[g, m], state.meld_key[g, m], j]] = True
     return out
 
 
