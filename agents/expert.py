@@ -1,41 +1,49 @@
-"""Expert: a search player that plays each real choice out in sampled worlds.
+"""Expert: a search player that plays its doubtful choices out in sampled worlds.
 
-For every decision of the batch it asks Sharp (``agents.sharp``) for its
-choice; where that choice is a discard it weighs a few discards against each
-other:
+A *guide* proposes and plays out; the search checks it. The guide is the
+shipped ``champion`` when one is trained for the rules (and torch is
+installed), else Sharp (``agents.sharp``):
+
+* champion guide: where the policy is unsure (its likeliest action has less
+  than ``sure`` of the probability), its ``candidates`` likeliest actions of
+  any kind (draws, digs, melds, discards) are compared; play-outs are the
+  champion itself, greedily, in every seat.
+* Sharp guide: where Sharp discards, its discard and the next best by a cheap
+  prior (loose high cards first, see ``discard_prior``) are compared
+  (``draws=1`` adds the draws); play-outs are a fast copy of Sharp.
+
+Each comparison:
 
 1. Determinize: ``rummy_env.core.sample_worlds`` deals the cards the seat
    cannot see (the other seats' unknown cards and the stock) at random,
    ``worlds`` times, keeping everything the seat sees as seen.
 2. Play out: every (decision, candidate, world) triple starts with the
-   candidate and is played on by a fast copy of Sharp in every seat, all
+   candidate and is played on by the guide's rollout policy in every seat, all
    triples of the batch stepping together through the batched core, until the
    hand ends or ``horizon`` micro-steps have passed.
 3. Score: the seat's hand score minus the mean of the other seats' (the score
    as if the hand ended now where the horizon cut it), plus ``win_bonus`` when
    the hand ends the game in the seat's favour (minus it when against). The
    worlds are shared by the candidates, so their luck cancels in the
-   comparison; a candidate replaces Sharp's choice only when its mean gain
-   over it, world by world, exceeds ``trust`` standard errors (play-outs are
-   noisy: a hand's score swings by about 55 points from world to world).
+   comparison; a candidate replaces the guide's choice only when its mean gain
+   over it, world by world, exceeds ``trust`` standard errors (a hand's score
+   swings by about 55 points from world to world).
 
-Candidates: Sharp's choice, then the other discards ranked by a cheap prior
-(loose high cards first, see ``discard_prior``), ``candidates`` in all. With
-``draws=1`` the draws (stock, top card, shallow digs first, ``end``) are
-weighed too; measured against Sharp that loses (its play-outs favour taking
-the top card more than real play does), so it is off. Melds, lay-offs and
-the variant actions are Sharp's.
+Measured (README, "The expert"): with the champion guide, searching only the
+doubtful decisions gains on the champion; searching every discard with
+provisional scores loses to it, as does a learned-value leaf.
 
 The budget is set in the name: ``expert`` is ``expert:worlds=8,candidates=3,
-horizon=40,win_bonus=100,trust=0.5,draws=0``; any of these can be given, e.g.
-``expert:worlds=32`` or ``expert:worlds=4,horizon=20``. The agent sees only
-the ``Decision`` (mask and the acting seat's view).
+horizon=40,win_bonus=100,trust=1.0,draws=0,sure=0.9,guide=auto``; any of these
+can be given, e.g. ``expert:worlds=32`` or ``expert:guide=sharp``. The agent
+sees only the ``Decision`` (mask and the acting seat's view).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -59,8 +67,14 @@ from rummy_env.core import (
     step_inplace,
 )
 
+if TYPE_CHECKING:
+    from agents.torch_policy import TorchAgent
+
 ROLLOUT_PARAMS = SharpParams(stock_samples=1, candidates=2)
 """The rollout copy of Sharp: one stock sample, two meld candidates (about twice as fast)."""
+
+GUIDES = ("auto", "champion", "sharp")
+"""``auto``: the champion trained for the rules when one ships, else Sharp."""
 
 
 @dataclass(frozen=True)
@@ -70,36 +84,49 @@ class ExpertBudget:
     worlds: int = 8
     """Sampled worlds per decision (shared by its candidates)."""
     candidates: int = 3
-    """Actions compared per decision, Sharp's choice included."""
+    """Actions compared per decision, the guide's choice included."""
     horizon: int = 40
     """Micro-steps each play-out runs at most before it is scored as it stands."""
     win_bonus: int = 100
     """Points added for a hand that ends the game won (taken off for one lost)."""
-    trust: float = 0.5
-    """Standard errors by which a candidate's mean gain must beat Sharp's choice to replace it."""
+    trust: float = 1.0
+    """Standard errors by which a candidate's mean gain must beat the guide's choice to
+    replace it."""
     draws: int = 0
-    """1: weigh the draws too (stock, top card, digs, ``end``). Off by default: measured
-    against Sharp, play-outs judge its draws worse than it does itself."""
+    """Sharp guide: 1 weighs the draws too (stock, top card, digs, ``end``). Off by default:
+    measured against Sharp, play-outs judge its draws worse than it does itself."""
+    sure: float = 0.9
+    """Champion guide: decisions where the policy's likeliest action has at least this
+    probability are not searched."""
+    guide: str = "auto"
+    """Who proposes and plays out: ``auto``, ``champion`` or ``sharp`` (``GUIDES``)."""
 
     LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
-              "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1)}
+              "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1), "sure": (0, 1),
+              "guide": GUIDES}
 
     @classmethod
     def parse(cls, options: str) -> ExpertBudget:
         """The budget of ``worlds=16,horizon=30`` (the text after ``expert:``)."""
-        values: dict[str, float] = {}
+        values: dict[str, float | str] = {}
         for item in filter(None, (part.strip() for part in options.split(","))):
             key, eq, text = item.partition("=")
-            key = key.strip().lower()
+            key, text = key.strip().lower(), text.strip()
             if not eq or key not in cls.LIMITS:
                 raise ValueError(f"expert: bad option {item!r}; options are "
                                  f"{', '.join(f'{k}=N' for k in cls.LIMITS)}")
             kind = type(getattr(cls, key))
+            if kind is str:
+                if text.lower() not in cls.LIMITS[key]:
+                    raise ValueError(f"expert: {key} must be one of "
+                                     f"{', '.join(cls.LIMITS[key])}, got {text!r}")
+                values[key] = text.lower()
+                continue
             try:
-                value = kind(text.strip())
+                value = kind(text)
             except ValueError:
                 what = "a number" if kind is float else "an integer"
-                raise ValueError(f"expert: {key} must be {what}, got {text.strip()!r}") from None
+                raise ValueError(f"expert: {key} must be {what}, got {text!r}") from None
             lo, hi = cls.LIMITS[key]
             if not lo <= value <= hi:
                 raise ValueError(f"expert: {key}={value} is outside {lo}..{hi}")
@@ -124,30 +151,20 @@ def discard_prior(card_values: np.ndarray, rules: Rules, hand: np.ndarray) -> np
     return card_values[None, :] - 100.0 * protected_cards(hand, rules)
 
 
-class ExpertAgent:
-    """Determinized search over Sharp's play-outs (see the module docstring)."""
+class SharpGuide:
+    """Sharp proposes; its discards (and, with ``draws=1``, its draws) are searched; a fast
+    copy of Sharp plays out."""
 
-    def __init__(self, rules: Rules, seed: int = 0, budget: ExpertBudget | None = None):
-        self.rules = rules
-        self.budget = budget or ExpertBudget()
-        self.name = self.budget.spec()
+    def __init__(self, rules: Rules, seed: int, budget: ExpertBudget) -> None:
+        self.rules, self.budget = rules, budget
         self.prior = SharpAgent(rules, seed)
         self.rollout = SharpAgent(rules, seed + 1, ROLLOUT_PARAMS)
-        self.rng = np.random.default_rng([seed, 2])
         self.layout = action_layout(rules)
         self.card_values = card_tables(rules).card_values.astype(np.float64)
 
-    def act(self, decision: Decision) -> np.ndarray:
-        action = np.asarray(self.prior.act(decision), np.int64)
-        candidates = self.candidates(decision, action)
-        rows = np.flatnonzero((candidates >= 0).sum(axis=1) >= 2)
-        if rows.size:
-            action[rows] = self.search(decision, rows, candidates[rows])
-        return action
-
-    # ------------------------------------------------------------------ candidates
-    def candidates(self, decision: Decision, chosen: np.ndarray) -> np.ndarray:
-        """int64 [n, C]: actions to compare per decision, Sharp's first, -1 padded."""
+    def propose(self, decision: Decision) -> np.ndarray:
+        """int64 [n, C]: Sharp's choice, then the actions to weigh against it, -1 padded."""
+        chosen = np.asarray(self.prior.act(decision), np.int64)
         ids, mask, view = self.layout, decision.mask, decision.view
         n, c = mask.shape[0], self.budget.candidates
         out = np.full((n, c), -1, np.int64)
@@ -167,6 +184,62 @@ class ExpertAgent:
         out[:, 1:] = np.where(ok, order, -1)
         return out
 
+
+class PolicyGuide:
+    """A trained policy (the champion) proposes its likeliest actions where it is unsure, and
+    plays out greedily in every seat."""
+
+    MIN_PROBABILITY = 0.02
+    """Actions the policy gives less than this are never searched."""
+
+    def __init__(self, policy: TorchAgent, rollout: TorchAgent, budget: ExpertBudget) -> None:
+        self.policy, self.rollout, self.budget = policy, rollout, budget
+
+    def propose(self, decision: Decision) -> np.ndarray:
+        """int64 [n, C]: the policy's likeliest action first, then the next likeliest where
+        the policy is unsure, -1 padded."""
+        probs = self.policy.probabilities(decision)
+        order = np.argsort(-probs, axis=1, kind="stable")[:, : self.budget.candidates]
+        ranked = np.take_along_axis(probs, order, axis=1)
+        ok = ranked >= self.MIN_PROBABILITY
+        ok[ranked[:, 0] >= self.budget.sure, 1:] = False
+        ok[:, 0] = True
+        return np.where(ok, order, -1)
+
+
+def make_guide(rules: Rules, seed: int, budget: ExpertBudget) -> SharpGuide | PolicyGuide:
+    """The guide the budget names; ``auto`` takes the champion of these rules when one ships
+    and torch imports, else Sharp."""
+    if budget.guide != "sharp":
+        try:
+            from agents.champion import make_champion
+
+            policy, rollout = make_champion(rules, seed), make_champion(rules, seed + 1)
+            return PolicyGuide(policy, rollout, budget)
+        except (ValueError, ImportError) as e:
+            if budget.guide == "champion":
+                raise ValueError(f"expert: guide=champion: {e}") from None
+    return SharpGuide(rules, seed, budget)
+
+
+class ExpertAgent:
+    """Determinized search over a guide's play-outs (see the module docstring)."""
+
+    def __init__(self, rules: Rules, seed: int = 0, budget: ExpertBudget | None = None):
+        self.rules = rules
+        self.budget = budget or ExpertBudget()
+        self.name = self.budget.spec()
+        self.guide = make_guide(rules, seed, self.budget)
+        self.rng = np.random.default_rng([seed, 2])
+
+    def act(self, decision: Decision) -> np.ndarray:
+        candidates = self.guide.propose(decision)
+        action = candidates[:, 0].copy()
+        rows = np.flatnonzero((candidates >= 0).sum(axis=1) >= 2)
+        if rows.size:
+            action[rows] = self.search(decision, rows, candidates[rows])
+        return action
+
     # ------------------------------------------------------------------ search
     def search(self, decision: Decision, rows: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """int64 [r]: the candidate of each decision in ``rows`` with the best mean play-out."""
@@ -184,7 +257,7 @@ class ExpertAgent:
         value = np.zeros(r * c * w)
         value[keep] = self.play_out(state, view.seat[row[keep]].astype(np.int64))
         value = value.reshape(r, c, w)
-        gain = value - value[:, :1]  # paired with Sharp's choice world by world
+        gain = value - value[:, :1]  # paired with the guide's choice world by world
         mean = gain.mean(axis=2)
         spread = gain.std(axis=2) / np.sqrt(max(w - 1, 1))
         mean[candidates < 0] = -np.inf
@@ -209,7 +282,7 @@ class ExpertAgent:
                 return value
             mask = legal_mask(rules, state)
             view = player_view(rules, state)
-            actions = self.rollout.act(Decision(rules=rules, mask=mask, view=view))
+            actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
             step_inplace(rules, state, actions, auto_deal=False, mask=mask)
         all_rows = np.arange(state.batch_size)
         value[index] = self.score(state, all_rows, me[index], finished=False)

@@ -133,15 +133,22 @@ class TorchAgent:
         self.device = torch.device(device)
         self.generator = torch.Generator(device=self.device).manual_seed(seed)
 
-    @torch.no_grad()
-    def act(self, decision: Decision) -> np.ndarray:
+    def _distribution(self, decision: Decision) -> MaskedCategorical:
         obs = decision.observation
         if obs is None:
             obs = encode(self.rules, decision.view)
         obs_t = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
         mask_t = torch.as_tensor(decision.mask, device=self.device)
-        logits = self.policy.actor(self.policy.features(obs_t))
-        dist = MaskedCategorical(logits, mask_t)
+        return MaskedCategorical(self.policy.actor(self.policy.features(obs_t)), mask_t)
+
+    @torch.no_grad()
+    def probabilities(self, decision: Decision) -> np.ndarray:
+        """float32 [n, A]: the policy's probability of each action (0 where illegal)."""
+        return self._distribution(decision).probs.cpu().numpy()
+
+    @torch.no_grad()
+    def act(self, decision: Decision) -> np.ndarray:
+        dist = self._distribution(decision)
         if self.greedy:
             action = dist.probs.argmax(dim=-1)
         else:
