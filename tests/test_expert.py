@@ -70,11 +70,41 @@ def test_spec_sets_the_budget():
     ("expert:depth=3", "bad option"),
     ("expert:worlds", "bad option"),
     ("expert:trust=x", "number"),
+    ("expert:guide=oracle", "one of auto, champion, sharp"),
+    ("expert:sure=2", "outside"),
 ])
 def test_bad_specs_say_why_in_one_line(spec, reason):
     with pytest.raises(ValueError, match=reason) as e:
         make_agent(spec, Rules())
     assert "\n" not in str(e.value)
+
+
+def test_the_guide_is_the_champion_where_one_ships_else_sharp():
+    from agents.expert import PolicyGuide, SharpGuide
+
+    assert isinstance(make_agent("expert", Rules()).guide, PolicyGuide)
+    assert isinstance(make_agent("expert:guide=sharp", Rules()).guide, SharpGuide)
+    web = Rules.preset_named("web")
+    assert isinstance(make_agent("expert", web).guide, SharpGuide)
+    with pytest.raises(ValueError, match="guide=champion: champion: trained only for") as e:
+        make_agent("expert:guide=champion", web)
+    assert "\n" not in str(e.value)
+
+
+def test_the_champion_guide_searches_only_its_doubtful_choices():
+    rules = Rules()
+    state = positions(rules, 64, seed=21)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    guide = make_agent("expert:sure=0.8", rules).guide
+    proposed = guide.propose(decision)
+    probs = guide.policy.probabilities(decision)
+    assert np.array_equal(proposed[:, 0], guide.policy.act(decision))
+    sure = probs.max(axis=1) >= 0.8
+    assert sure.any() and (~sure).any()
+    assert (proposed[sure, 1:] == -1).all()
+    second = np.sort(probs, axis=1)[:, -2]
+    doubtful = ~sure & (second >= guide.MIN_PROBABILITY)
+    assert decision.mask[np.flatnonzero(doubtful), proposed[doubtful, 1]].all()
 
 
 def test_training_accepts_the_expert_as_an_opponent():
