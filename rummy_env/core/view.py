@@ -59,7 +59,16 @@ class PlayerView:
 
 def relative_order(players: int, seats: np.ndarray) -> np.ndarray:
     """int64 [n, P]: absolute seat at each relative position (0 = the seat itself)."""
-    return (seats.astype(np.int64)[:, None] + np.arange(players)[None, :]) % players
+    return _orders(players)[seats]
+
+
+@lru_cache(maxsize=16)
+def _orders(players: int) -> np.ndarray:
+    """int64 [P, P]: ``relative_order`` of each seat, looked up instead of worked out."""
+    seat = np.arange(players)
+    table = (seat[:, None] + seat[None, :]) % players
+    table.setflags(write=False)
+    return table
 
 
 @lru_cache(maxsize=16)
@@ -94,9 +103,10 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
     r = rows[:, None]
     # Only the melds some game of the batch uses need their owners turned relative.
     used = int(state.n_melds[rows].max(initial=0))
+    relative = _relative_owner(p)
     rel_by = np.full((rows.size,) + state.meld_by.shape[1:], -1, np.int8)
     if used:
-        rel_by[:, :used] = _relative_owner(p)[seats[:, None, None], state.meld_by[rows, :used] + 1]
+        rel_by[:, :used] = relative[seats[:, None, None], state.meld_by[rows, :used] + 1]
     return PlayerView(
         seat=seats.astype(np.int8),
         hand=state.hand[rows, seats],
@@ -116,8 +126,8 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
         totals=state.totals[r, order],
         melded=state.melded[r, order],
         phase=pick(state.phase),
-        current_player=((pick(state.current_player) - seats) % p).astype(np.int8),
-        dealer=((pick(state.dealer) - seats) % p).astype(np.int8),
+        current_player=relative[seats, pick(state.current_player) + 1],
+        dealer=relative[seats, pick(state.dealer) + 1],
         owed=pick(state.owed),
         no_discard=pick(state.no_discard),
         taken=pick(state.taken),
