@@ -146,6 +146,13 @@ def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) 
 
 
 # ----------------------------------------------------------------------------- config + CLI
+@pytest.mark.parametrize("name", ["quickstart", "selfplay", "selfplay_4p"])
+def test_shipped_recipes_load(name: str) -> None:
+    root = Path(__file__).resolve().parents[1]
+    cfg = load_config(root / "configs" / "train" / f"{name}.yaml")
+    assert cfg.exp_name == name
+
+
 def test_config_rejects_unknown_keys() -> None:
     with pytest.raises(ValueError, match="unknown key"):
         load_config(None, ["learning_rat=0.1"])
