@@ -92,9 +92,7 @@ class ActionLayout:
     def legal(self, mask: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """bool [n]: ``actions[i]`` is an id of this layout and legal in ``mask[i]``."""
         in_range = (actions >= 0) & (actions < self.size)
-        legal = in_range.copy()
-        legal[in_range] = mask[np.flatnonzero(in_range), actions[in_range]]
-        return legal
+        return mask[np.arange(actions.size), np.where(in_range, actions, 0)] & in_range
 
     def illegal_message(self, action: int, legal_row: np.ndarray, where: str = "") -> str:
         """The one message for a refused action: what was played and the legal texts.

@@ -193,11 +193,8 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
 
 
 def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.ndarray) -> None:
-    """Raise ``ValueError`` for the first live game whose action is out of range or masked
-    (``ActionLayout.legal``, in three array operations)."""
-    in_range = (actions >= 0) & (actions < action_ids.size)
-    ok = mask[np.arange(actions.size), np.where(in_range, actions, 0)] & in_range
-    bad = (live & ~ok).nonzero()[0]
+    """Raise ``ValueError`` for the first live game whose action is out of range or masked."""
+    bad = (live & ~action_ids.legal(mask, actions)).nonzero()[0]
     if bad.size:
         g = int(bad[0])
         raise ValueError(

@@ -31,6 +31,8 @@ import numpy as np
 
 from rummy_env.core import State
 
+from .episode import top_scorer
+
 INFO_KEYS = ("winner", "hand_winner", "game_winner", "totals", "hand_scores", "hands", "length",
              "illegal_action")
 """The keys of every info dict of the single-game envs, in this order."""
@@ -45,7 +47,7 @@ def game_info(state: State, *, winner: int, length: int,
     hand_scores = state.hand_scores[0].astype(np.int64)
     return {
         "winner": int(winner),
-        "hand_winner": _top_scorer(hand_scores.tolist()),
+        "hand_winner": int(top_scorer(hand_scores[None])[0]),
         "game_winner": int(state.winner[0]),
         "totals": state.totals[0].astype(np.int64),
         "hand_scores": hand_scores,
@@ -54,9 +56,3 @@ def game_info(state: State, *, winner: int, length: int,
         "illegal_action": int(illegal_action),
     }
 
-
-def _top_scorer(scores: list[int]) -> int:
-    """``episode.top_scorer`` of one game's scores, in plain Python (one game needs no
-    array operations): the seat with the highest score, -1 on a tie."""
-    best = max(scores)
-    return scores.index(best) if scores.count(best) == 1 else -1
