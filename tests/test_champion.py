@@ -10,17 +10,20 @@ from agents.registry import make_agent
 from rummy_env.core import Decision, Rules, init, legal_mask, player_view
 
 
-def test_a_champion_ships_as_a_plain_weights_file() -> None:
+@pytest.mark.parametrize("name, players", [("standard_2p", 2), ("standard_4p", 4)])
+def test_a_champion_ships_as_a_plain_weights_file(name: str, players: int) -> None:
     import torch
 
-    (path,) = [p for p in champion_files() if p.stem == "standard_2p"]
+    (path,) = [p for p in champion_files() if p.stem == name]
     assert path.stat().st_size < 8 * 2**20
     payload = torch.load(path, weights_only=True)       # plain data only, nothing unpickled
-    assert Rules.from_dict(payload["rules"]) == Rules()
+    assert Rules.from_dict(payload["rules"]) == Rules.from_dict({"players": players})
+    assert "optimizer" not in payload["extra"] and "run_state" not in payload["extra"]
 
 
-def test_the_champion_plays_legal_moves_by_name() -> None:
-    rules = Rules()
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_champion_plays_legal_moves_by_name(players: int) -> None:
+    rules = Rules.from_dict({"players": players})
     agent = make_agent("champion", rules, seed=1)
     state = init(rules, 5, 16)
     decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
