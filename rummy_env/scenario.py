@@ -6,7 +6,8 @@ documented command working.
 
 import sys
 
+from rummy_env.tools.cli import run_program
 from rummy_env.tools.scenario import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_program(main, sys.argv[1:]))

@@ -105,6 +105,14 @@ def test_replay_into_a_closed_pipe_ends_quietly(records: Path) -> None:
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
 
 
+def test_the_scenario_harness_into_a_closed_pipe_ends_quietly() -> None:
+    scenario = sorted((Path(__file__).parent / "scenarios").glob("*.json"))[0]
+    done = subprocess.run(f"{sys.executable} -m rummy_env.scenario {scenario} | head -c 1",
+                          shell=True, capture_output=True, text=True, timeout=120)
+    assert done.stdout == "{"
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
 @pytest.mark.parametrize(("change", "words"), [
     ({"rules": {"preset": "casino"}}, ["preset"]),
     ({"rules": 5}, ["rules", "mapping"]),

@@ -57,9 +57,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"rummy500 {command}: not available in this version", file=sys.stderr)
             return 2
         raise
+    return run_program(module.main, rest)
+
+
+def run_program(program_main, argv: list[str] | None) -> int:
+    """``program_main(argv)`` as an exit code; a reader that leaves early
+    (``rummy500 replay FILE | head``) ends the program quietly, not with a traceback."""
     try:
-        return int(module.main(rest) or 0)
-    except BrokenPipeError:  # ``rummy500 replay FILE | head``: the reader left; not an error
+        return int(program_main(argv) or 0)
+    except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
