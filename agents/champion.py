@@ -24,24 +24,20 @@ def champion_files() -> list[Path]:
 
 def make_champion(rules: Rules, seed: int = 0) -> Agent:
     """The shipped champion trained for ``rules``, playing greedily."""
-    from agents.checkpoint import load_policy, read_checkpoint
+    from agents.checkpoint import policy_from, read_checkpoint, rules_differences
     from agents.torch_policy import TorchAgent
 
     made_for = []
     for path in champion_files():
-        saved = Rules.from_dict(read_checkpoint(path)["rules"])
+        payload = read_checkpoint(path)
+        saved = Rules.from_dict(payload["rules"])
         if saved == rules:
-            policy, _ = load_policy(path, rules)
+            policy = policy_from(payload, path, rules)
             return TorchAgent(policy, rules, name="champion", greedy=True, seed=seed)
         made_for.append((path.stem, saved))
     if not made_for:
         raise ValueError("champion: no champion checkpoint is installed")
-    name, nearest = min(made_for, key=lambda item: len(_differences(item[1], rules)))
+    name, nearest = min(made_for, key=lambda item: len(rules_differences(item[1], rules)))
     raise ValueError(f"champion: trained only for other rules; the nearest ({name}) differs in "
                      + ", ".join(f"{k}={v!r} (asked {a!r})"
-                                 for k, (v, a) in _differences(nearest, rules).items()))
-
-
-def _differences(saved: Rules, asked: Rules) -> dict[str, tuple]:
-    return {k: (v, getattr(asked, k)) for k, v in saved.to_dict().items()
-            if getattr(asked, k) != v}
+                                 for k, (v, a) in rules_differences(nearest, rules).items()))

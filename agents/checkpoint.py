@@ -45,23 +45,34 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     return payload
 
 
+def rules_differences(saved: Rules, asked: Rules) -> dict[str, tuple[Any, Any]]:
+    """{flag: (saved value, asked value)} for every rule flag where the two differ."""
+    return {k: (v, getattr(asked, k)) for k, v in saved.to_dict().items()
+            if getattr(asked, k) != v}
+
+
 def load_policy(path: str | Path, rules: Rules | None = None,
                 device: str | torch.device = "cpu") -> tuple[torch.nn.Module, dict[str, Any]]:
     """(network in eval mode, checkpoint data). With ``rules``, they must match the
     checkpoint's rules; the observation version must match this code's."""
     payload = read_checkpoint(path)
+    return policy_from(payload, path, rules, device), payload
+
+
+def policy_from(payload: dict[str, Any], path: str | Path, rules: Rules | None = None,
+                device: str | torch.device = "cpu") -> torch.nn.Module:
+    """The network (in eval mode) of checkpoint data already read from ``path``, with the
+    checks of ``load_policy``."""
     saved_rules = Rules.from_dict(payload["rules"])
     if payload["obs_version"] != OBS_VERSION:
         raise CheckpointMismatch(
             f"{path} was trained on observation version {payload['obs_version']}, "
             f"this code encodes version {OBS_VERSION}")
     if rules is not None and rules != saved_rules:
-        diff = {k: (v, getattr(rules, k)) for k, v in saved_rules.to_dict().items()
-                if getattr(rules, k) != v}
-        raise CheckpointMismatch(
-            f"{path} was trained with other rules (checkpoint vs asked): {diff}")
+        raise CheckpointMismatch(f"{path} was trained with other rules (checkpoint vs asked): "
+                                 f"{rules_differences(saved_rules, rules)}")
     policy = build_policy(payload["arch"], saved_rules, observation_size(saved_rules),
                           action_layout(saved_rules).size, **payload["arch_kwargs"])
     policy.load_state_dict(payload["state_dict"])
     policy.to(device).eval()
-    return policy, payload
+    return policy

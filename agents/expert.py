@@ -193,8 +193,9 @@ class PolicyGuide:
     MIN_PROBABILITY = 0.02
     """Actions the policy gives less than this are never searched."""
 
-    def __init__(self, policy: TorchAgent, rollout: TorchAgent, budget: ExpertBudget) -> None:
-        self.policy, self.rollout, self.budget = policy, rollout, budget
+    def __init__(self, policy: TorchAgent, budget: ExpertBudget) -> None:
+        self.policy, self.budget = policy, budget
+        self.rollout = policy  # greedy: the same choices in the play-outs as in the proposals
 
     def propose(self, decision: Decision) -> np.ndarray:
         """int64 [n, C]: the policy's likeliest action first, then the next likeliest where
@@ -215,8 +216,7 @@ def make_guide(rules: Rules, seed: int, budget: ExpertBudget) -> SharpGuide | Po
         try:
             from agents.champion import make_champion
 
-            policy, rollout = make_champion(rules, seed), make_champion(rules, seed + 1)
-            return PolicyGuide(policy, rollout, budget)
+            return PolicyGuide(make_champion(rules, seed), budget)
         except (ValueError, ImportError) as e:
             if budget.guide == "champion":
                 raise ValueError(f"expert: guide=champion: {e}") from None
