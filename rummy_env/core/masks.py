@@ -107,14 +107,21 @@ def take_ok(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
     return ok
 
 
+def _pile_cards(pile: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """[n, D]: the card at ``positions`` [n, D] (below the pile's width) of each row of
+    ``pile`` [n, width], by one flat lookup; a negative position reads position 0, for
+    the caller to mask."""
+    n, width = pile.shape
+    return pile.reshape(-1)[np.maximum(positions, 0) + (np.arange(n) * width)[:, None]]
+
+
 def deepest_card_swappable(state: State, rows: np.ndarray, depths: np.ndarray) -> np.ndarray:
     """bool [n, len(depths)]: after ``take d`` the deepest card is a natural card that a
     table joker is declared as (``dig_swap``: swapping it settles the dig)."""
     pile_size = state.pile_size[rows].astype(np.int64)
     card_pos = pile_size[:, None] - depths[None, :]
     valid = card_pos >= 0
-    deepest = np.take_along_axis(state.pile[rows].astype(np.int64),
-                                 np.clip(card_pos, 0, state.pile.shape[1] - 1), 1)
+    deepest = _pile_cards(state.pile[rows], card_pos)
     natural = valid & (deepest != JOKER)
     declared = jokers_declared(state, rows)
     return natural & declared[np.arange(rows.size)[:, None], np.where(natural, deepest, 0)]
@@ -150,12 +157,10 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
     seat = state.current_player[rows]
     pile_size = state.pile_size[rows].astype(np.int64)
     pile = state.pile[rows]
-    width = pile.shape[1]
     available = _available_from(state, rows, seat, pile, pile_size)
-    card_pos = pile_size[:, None] - depths[None, :]  # [n, D], below the top: < width
+    card_pos = pile_size[:, None] - depths[None, :]  # [n, D], below the top
     valid = card_pos >= 0
-    deepest = np.where(valid, pile.reshape(-1)[np.maximum(card_pos, 0)
-                                               + (np.arange(n) * width)[:, None]], 0)
+    deepest = np.where(valid, _pile_cards(pile, card_pos), 0)
 
     if rules.n_jokers == 0:
         partners = t.partners[deepest]  # [n, D, K, 2]
@@ -186,8 +191,7 @@ def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.n
     pile_size = state.pile_size[rows].astype(np.int64)
     pile = state.pile[rows]
     below_top = pile_size[:, None] - 1 - np.arange(d)[None, :]  # position of depth 1..d
-    pile_top_first = pile.reshape(-1)[np.maximum(below_top, 0)
-                                      + (np.arange(n) * pile.shape[1])[:, None]]
+    pile_top_first = _pile_cards(pile, below_top)
     joker_on_top = (pile_top_first == JOKER) & (below_top >= 0)
     jokers_above = np.cumsum(joker_on_top, axis=1) - joker_on_top  # above each depth
     jokers = state.hand[rows, seat, JOKER][:, None].astype(np.int64) + jokers_above  # [n, D]

@@ -70,6 +70,7 @@ from .lookup import lookup_tables
 from .patterns import KIND_RUN, KIND_SET
 from .rules import Rules
 from .state import PHASE_NAMES, State, max_melds
+from .table import SLOT_CARD
 from .view import PlayerView, player_view
 
 OBS_VERSION = 2
@@ -200,8 +201,6 @@ class _EncodePlan:
     """int64 [5]: first columns of phase, to_play, dealer, owed, no_discard."""
     by_col: np.ndarray
     """int64 [P]: first column of each relative seat's table_by row."""
-    slot_card: np.ndarray
-    """int64 [2, 13, 13]: card shown by slot j of a meld with key k; [0] runs, [1] sets."""
     kind_hot: np.ndarray
     """float32 [3, 2]: (is set, is run) of each meld kind."""
     visible: np.ndarray
@@ -217,8 +216,6 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
     numbers = np.array([rules.hand_cards] * p + [rules.deck_cards] * 2 + [100.0] * p
                        + [rules.target] * p + [1] * p + [rules.max_turns, rules.max_hands],
                        np.float64)
-    key, slot = np.arange(N_RANKS)[:, None], np.arange(N_RANKS)[None, :]
-    slot_card = np.stack([key * N_RANKS + slot, slot * N_RANKS + key]).astype(np.int64)
     kind_hot = np.zeros((3, 2), np.float32)
     kind_hot[KIND_SET, 0] = kind_hot[KIND_RUN, 1] = 1.0
     visible = np.zeros(col["table_joker"] // C + 1, np.float32)
@@ -229,11 +226,11 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
     hot_starts = np.array([col[name] for name in
                            ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64)
     by_col = col["table_by"] + np.arange(p, dtype=np.int64) * C
-    for a in (numbers, hot_starts, by_col, slot_card, kind_hot, visible):
+    for a in (numbers, hot_starts, by_col, kind_hot, visible):
         a.setflags(write=False)
     return _EncodePlan(layout.size, col, float(rules.deck_cards), _distinct_cards(rules),
                        _deck_counts(rules), rule_features(rules), numbers, hot_starts, by_col,
-                       slot_card, kind_hot, visible)
+                       kind_hot, visible)
 
 
 def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
@@ -292,8 +289,9 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
     q, j = np.divmod(at, N_RANKS)
     r, m = np.divmod(q, used)
     meld_at = r * n_melds + m
-    is_set = view.meld_kind.reshape(-1)[meld_at] == KIND_SET
-    card = plan.slot_card[is_set.view(np.int8), view.meld_key.reshape(-1)[meld_at], j]
+    kind = view.meld_kind.reshape(-1)[meld_at]
+    is_set = kind == KIND_SET
+    card = SLOT_CARD[kind, view.meld_key.reshape(-1)[meld_at], j]
     at_card = base[r] + card
     kind_at = at_card + np.where(is_set, col["table_set"], col["table_run"])
     by_at = at_card + plan.by_col[by[at]]

@@ -21,7 +21,7 @@ _DIRECTIONS = np.arange(3)[None, None, :]  # the last axis of layoff_fits: set, 
 
 def _slot_card_table() -> np.ndarray:
     """int16 [3, 13, 13]: the card slot j of a meld of kind k and key shows (0 for an
-    empty meld), so a table's cards are one lookup."""
+    empty meld), so a table's cards are one lookup (``SLOT_CARD``)."""
     key, slot = np.arange(N_RANKS)[:, None], np.arange(N_RANKS)[None, :]
     table = np.zeros((3, N_RANKS, N_RANKS), np.int16)
     table[KIND_SET] = slot * N_RANKS + key
@@ -30,7 +30,8 @@ def _slot_card_table() -> np.ndarray:
     return table
 
 
-_SLOT_CARD = _slot_card_table()
+SLOT_CARD = _slot_card_table()
+"""int16 [kind, key, slot]: the card each slot of a meld shows (``_slot_card_table``)."""
 
 
 def used_melds(state: State, rows: np.ndarray) -> int:
@@ -39,12 +40,10 @@ def used_melds(state: State, rows: np.ndarray) -> int:
 
 
 def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
-    """int16 [n, m, 13]: the card id each slot of the m used melds shows (filled or not)."""
+    """int16 [n, m, 13]: the card id each slot of the m used melds shows (filled or not;
+    0 in an empty meld)."""
     m = used_melds(state, rows)
-    kind = state.meld_kind[rows, :m][:, :, None]
-    key = state.meld_key[rows, :m].astype(np.int16)[:, :, None]
-    slot = np.arange(N_RANKS, dtype=np.int16)[None, None, :]
-    return np.where(kind == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
+    return SLOT_CARD[state.meld_kind[rows, :m], state.meld_key[rows, :m]]
 
 
 def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
@@ -52,7 +51,7 @@ def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarra
     r, m, j = slots.nonzero()
     g = rows[r]
     out = np.zeros((rows.size, N_NATURAL), bool)
-    out[r, _SLOT_CARD[state.meld_kind[g, m], state.meld_key[g, m], j]] = True
+    out[r, SLOT_CARD[state.meld_kind[g, m], state.meld_key[g, m], j]] = True
     return out
 
 
