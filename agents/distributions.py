@@ -11,17 +11,23 @@ import torch
 from torch.distributions import Categorical
 
 
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` [n, A] with the illegal actions (``mask`` False) at the dtype's minimum;
+    a row with no legal action is a ``ValueError``. Their argmax is the greedy action and
+    their softmax the probabilities, with no distribution object to build."""
+    if not bool(mask.any(dim=-1).all()):
+        raise ValueError("MaskedCategorical: a row of the mask has no legal action")
+    return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+
+
 class MaskedCategorical(Categorical):
     """``Categorical`` over the actions where ``mask`` [n, A] (bool) is True."""
 
     def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
         if mask.dtype != torch.bool:
             mask = mask.bool()
-        if not bool(mask.any(dim=-1).all()):
-            raise ValueError("MaskedCategorical: a row of the mask has no legal action")
         self.mask = mask
-        masked = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
-        super().__init__(logits=masked, validate_args=False)
+        super().__init__(logits=masked_logits(logits, mask), validate_args=False)
 
     def sample(self, sample_shape: tuple[int, ...] = ()) -> torch.Tensor:
         """Gumbel-max sampling: one pass over the logits, cheaper than ``multinomial``;

@@ -22,7 +22,7 @@ from torch import nn
 from rummy_env.core import N_CARD_IDS, Rules, encode, obs_layout
 
 from .base import Decision
-from .distributions import MaskedCategorical
+from .distributions import MaskedCategorical, masked_logits
 
 CARD_BLOCKS = ("hand", "known", "unseen", "pile", "pile_depth", "pile_top", "table_set",
                "table_run", "table_by", "table_joker", "table_meld", "owed", "no_discard")
@@ -133,24 +133,27 @@ class TorchAgent:
         self.device = torch.device(device)
         self.generator = torch.Generator(device=self.device).manual_seed(seed)
 
-    def _distribution(self, decision: Decision) -> MaskedCategorical:
+    def _logits(self, decision: Decision) -> torch.Tensor:
+        """float32 [n, A]: the policy's logits, illegal actions at the dtype's minimum (no
+        distribution object: play needs only argmax and softmax)."""
         obs = decision.observation
         if obs is None:
             obs = encode(self.rules, decision.view)
         obs_t = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
-        mask_t = torch.as_tensor(decision.mask, device=self.device)
-        return MaskedCategorical(self.policy.actor(self.policy.features(obs_t)), mask_t)
+        mask_t = torch.as_tensor(decision.mask, dtype=torch.bool, device=self.device)
+        return masked_logits(self.policy.actor(self.policy.features(obs_t)), mask_t)
 
     @torch.no_grad()
     def probabilities(self, decision: Decision) -> np.ndarray:
         """float32 [n, A]: the policy's probability of each action (0 where illegal)."""
-        return self._distribution(decision).probs.cpu().numpy()
+        return torch.softmax(self._logits(decision), dim=-1).cpu().numpy()
 
     @torch.no_grad()
     def act(self, decision: Decision) -> np.ndarray:
-        dist = self._distribution(decision)
+        logits = self._logits(decision)
         if self.greedy:
-            action = dist.probs.argmax(dim=-1)
+            action = logits.argmax(dim=-1)
         else:
-            action = torch.multinomial(dist.probs, 1, generator=self.generator).squeeze(-1)
+            probs = torch.softmax(logits, dim=-1)
+            action = torch.multinomial(probs, 1, generator=self.generator).squeeze(-1)
         return action.cpu().numpy().astype(np.int64)
