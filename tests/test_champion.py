@@ -7,7 +7,15 @@ import pytest
 
 from agents.champion import champion_files
 from agents.registry import make_agent
-from rummy_env.core import Decision, Rules, init, legal_mask, player_view
+from rummy_env.core import (
+    Decision,
+    Rules,
+    init,
+    legal_mask,
+    player_view,
+    sample_legal,
+    step_inplace,
+)
 
 
 @pytest.mark.parametrize("name, players", [("standard_2p", 2), ("standard_4p", 4)])
@@ -34,3 +42,17 @@ def test_the_champion_plays_legal_moves_by_name(players: int) -> None:
 def test_the_champion_refuses_rules_it_was_not_trained_for() -> None:
     with pytest.raises(ValueError, match="champion: trained only for other rules.*players=2"):
         make_agent("champion", Rules.from_dict({"players": 3}))
+
+
+def test_the_greedy_champion_plays_its_likeliest_legal_action() -> None:
+    rules = Rules.from_dict({"players": 2})
+    agent = make_agent("champion", rules, seed=1)
+    state = init(rules, 7, 64)
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # positions past the first draw: melds, lay-offs, discards
+        mask = legal_mask(rules, state)
+        decision = Decision(rules, mask, player_view(rules, state))
+        probs = agent.probabilities(decision)
+        assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5) and not probs[~mask].any()
+        np.testing.assert_array_equal(agent.act(decision), probs.argmax(axis=1))
+        step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
