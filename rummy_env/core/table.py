@@ -16,8 +16,6 @@ from .patterns import KIND_RUN, KIND_SET, run_allowed
 from .rules import Rules
 from .state import State
 
-_DIRECTIONS = np.arange(3)[None, None, :]  # the last axis of layoff_fits: set, up, down
-
 
 def _slot_card_table() -> np.ndarray:
     """int16 [3, 13, 13]: the card slot j of a meld of kind k and key shows (0 for an
@@ -66,57 +64,65 @@ def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _run_ends(ace_high: bool, wrap: bool) -> np.ndarray:
-    """int16 [13, 14, 2]: the rank a run from ``start`` of ``length`` cards accepts
-    ``up`` and ``down``, -1 none (so a table's run targets are one lookup)."""
+def _run_ends(ace_high: bool, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) int16 [13 * 14]: the rank a run from ``start`` of ``length`` cards
+    accepts at each end (entry ``start * 14 + length``), -1 none (so a table's run
+    targets are one lookup)."""
     start, length = np.arange(N_RANKS)[:, None], np.arange(N_RANKS + 1)[None, :]
     up = np.where(run_allowed(start, length + 1, ace_high, wrap), (start + length) % N_RANKS, -1)
     down_ok = (length + 1 <= 13) & ((start >= 1) | wrap)
     down = np.where(down_ok, (start - 1) % N_RANKS, -1)
-    ends = np.stack([up, down], axis=-1).astype(np.int16)
-    ends.setflags(write=False)
+    ends = tuple(np.broadcast_to(e, down_ok.shape).astype(np.int16).ravel() for e in (up, down))
+    for e in ends:
+        e.setflags(write=False)
     return ends
+
+
+def meld_accepts(rules: Rules, melds, at: tuple) -> np.ndarray:
+    """int16 [..., 3]: the card each meld at ``at`` accepts as ``set`` / ``up`` / ``down``,
+    -1 none (an empty meld accepts nothing).
+
+    ``melds`` is anything holding the table arrays (a ``State`` or a ``PlayerView``);
+    ``rules`` anything with ``runs_ace_high`` and ``wrap``; ``at`` a (games, melds) index
+    of those [B, M] arrays, such as ``(rows, slice(0, m))``.
+    """
+    kind = melds.meld_kind[at]
+    key = melds.meld_key[at].astype(np.int16)
+    length = melds.meld_len[at]
+    accepts = np.empty(kind.shape + (3,), np.int16)
+
+    # A set of three lacks exactly one suit (a set's slots are its suits): the sum of
+    # the empty suits' numbers.
+    missing_suit = sum(np.int16(suit) * (melds.meld_by[(*at, suit)] < 0) for suit in (1, 2, 3))
+    is_set = (kind == KIND_SET) & (length == 3)
+    accepts[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
+
+    end_at = melds.meld_start[at].astype(np.intp) * (N_RANKS + 1) + length
+    is_run = kind == KIND_RUN
+    for direction, ends in zip((LAYOFF_UP, LAYOFF_DOWN),
+                               _run_ends(bool(rules.runs_ace_high), bool(rules.wrap))):
+        end = ends[end_at]
+        accepts[..., direction] = np.where(is_run & (end >= 0), key * N_RANKS + end, -1)
+    return accepts
 
 
 def layoff_targets(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
     """int16 [n, m, 3]: the card each of the first m melds (those in use) accepts as
-    ``set`` / ``up`` / ``down``, -1 none.
-
-    ``melds`` is anything holding the table arrays (a ``State`` or a ``PlayerView``);
-    ``rules`` anything with ``runs_ace_high`` and ``wrap``; ``rows`` picks its games
-    (default: all).
-    """
-    sel = slice(None) if rows is None else rows
-    m = int(melds.n_melds[sel].max(initial=0))  # melds past the most crowded table are empty
-    kind = melds.meld_kind[sel, :m]
-    targets = np.full(kind.shape + (3,), -1, np.int16)
-    if m == 0:
-        return targets
-    key = melds.meld_key[sel, :m].astype(np.int16)
-    length = melds.meld_len[sel, :m]
-
-    is_set = (kind == KIND_SET) & (length == 3)
-    missing_suit = np.argmax(melds.meld_by[sel, :m, :4] < 0, axis=2)
-    targets[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
-
-    ends = _run_ends(bool(rules.runs_ace_high), bool(rules.wrap))
-    ends = ends[melds.meld_start[sel, :m], length]  # [n, m, 2]: up, down
-    accepts = (kind == KIND_RUN)[..., None] & (ends >= 0)
-    targets[..., LAYOFF_UP: LAYOFF_DOWN + 1] = np.where(
-        accepts, key[..., None] * N_RANKS + ends, -1)
-    return targets
+    ``set`` / ``up`` / ``down``, -1 none (``melds``, ``rules``: as for ``meld_accepts``;
+    ``rows`` picks its games, default all)."""
+    games = slice(None) if rows is None else rows
+    m = int(melds.n_melds[games].max(initial=0))  # melds past the most crowded table are empty
+    return meld_accepts(rules, melds, (games, slice(0, m)))
 
 
 def layoff_fits(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
     """bool [n, 52, 3]: card c fits some table meld in direction d (``melds``, ``rules``,
     ``rows``: as for ``layoff_targets``)."""
-    targets = layoff_targets(rules, melds, rows)
-    n = targets.shape[0]
-    fits = np.zeros((n, N_NATURAL + 1, 3), bool)
-    if targets.shape[1]:  # melds that accept nothing write into the spare column N_NATURAL
-        fits[np.arange(n)[:, None, None], np.where(targets >= 0, targets, N_NATURAL),
-             _DIRECTIONS] = True
-    return fits[:, :N_NATURAL]
+    accepts = meld_accepts(rules, melds, (slice(None) if rows is None else rows, slice(None)))
+    found = np.flatnonzero(accepts >= 0)  # flat: one 1-D pass is much faster than 3-D
+    fits = np.zeros((accepts.shape[0], N_NATURAL, 3), bool)
+    fits[found // (accepts.shape[1] * 3), accepts.reshape(-1)[found], found % 3] = True
+    return fits
 
 
 def any_direction(fits: np.ndarray) -> np.ndarray:
