@@ -42,10 +42,22 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     >>> sample_legal(mask, np.random.default_rng(0)).tolist()
     [1, 0]
     """
-    counts = np.count_nonzero(mask, axis=1)
+    n, width = mask.shape
+    legal_ids = sparse_flatnonzero(mask)
+    counts = np.bincount(legal_ids // max(width, 1), minlength=n)
     if (counts == 0).any():
         raise ValueError("sample_legal: a row has no legal action")
-    legal_ids = np.flatnonzero(mask)
     first = np.cumsum(counts) - counts
-    pick = (rng.random(mask.shape[0]) * counts).astype(np.int64)
-    return legal_ids[first + pick] % mask.shape[1]
+    pick = (rng.random(n) * counts).astype(np.int64)
+    return legal_ids[first + pick] % width
+
+
+def sparse_flatnonzero(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero`` of a bool array that is mostly False, faster: 8-byte words with
+    nothing set are skipped in one pass over the words."""
+    flat = np.ascontiguousarray(mask, dtype=bool).reshape(-1)
+    if flat.size % 8:
+        return np.flatnonzero(flat)
+    words = np.flatnonzero(flat.view(np.uint64) != 0)
+    hits = np.flatnonzero(flat.reshape(-1, 8)[words])
+    return words[hits // 8] * 8 + hits % 8
