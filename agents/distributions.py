@@ -3,12 +3,18 @@
 Illegal actions get a logit of the dtype's most negative value, so they are
 never sampled and carry no probability; the entropy sums over legal actions
 only, so a state with one legal action has entropy exactly 0.
+
+Everything goes through torch's ``softmax`` and ``log_softmax`` kernels, never
+``exp`` or ``logsumexp`` of the masked logits: on CPU those take a slow path for
+inputs far below zero (about 25x slower on a [512, 956] batch), which made the
+normalization the largest cost of a PPO update.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import torch
-from torch.distributions import Categorical
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -20,14 +26,22 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
 
 
-class MaskedCategorical(Categorical):
-    """``Categorical`` over the actions where ``mask`` [n, A] (bool) is True."""
+class MaskedCategorical:
+    """Categorical distribution over the actions where ``mask`` [n, A] (bool) is True,
+    with ``log_prob``, ``entropy``, ``sample`` and ``probs`` as in ``torch.distributions``."""
 
     def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
-        if mask.dtype != torch.bool:
-            mask = mask.bool()
-        self.mask = mask
-        super().__init__(logits=masked_logits(logits, mask), validate_args=False)
+        self.mask = mask if mask.dtype == torch.bool else mask.bool()
+        self.masked = masked_logits(logits, self.mask)
+        self.logits = torch.log_softmax(self.masked, dim=-1)
+        """Normalized log-probabilities (illegal actions far below every legal one)."""
+
+    @cached_property
+    def probs(self) -> torch.Tensor:
+        return torch.softmax(self.masked, dim=-1)
+
+    def log_prob(self, action: torch.Tensor) -> torch.Tensor:
+        return self.logits.gather(-1, action.long().unsqueeze(-1)).squeeze(-1)
 
     def sample(self, sample_shape: tuple[int, ...] = ()) -> torch.Tensor:
         """Gumbel-max sampling: one pass over the logits, cheaper than ``multinomial``;
