@@ -52,6 +52,22 @@ def test_masked_entropy_counts_legal_actions_only() -> None:
     assert torch.allclose(entropy, expected, atol=1e-6)
 
 
+def test_masked_categorical_matches_torch_categorical_over_the_legal_actions() -> None:
+    torch.manual_seed(1)
+    logits = torch.randn(32, 40, requires_grad=True) * 3
+    mask = torch.rand(32, 40) < 0.3
+    mask[:, 0] = True
+    ours = MaskedCategorical(logits, mask)
+    theirs = torch.distributions.Categorical(logits=logits.masked_fill(~mask, -1e9))
+    action = theirs.sample()
+    assert torch.allclose(ours.log_prob(action), theirs.log_prob(action), atol=1e-5)
+    assert torch.allclose(ours.entropy(), theirs.entropy(), atol=1e-5)
+    assert torch.allclose(ours.probs, theirs.probs, atol=1e-6)
+    grad, = torch.autograd.grad(ours.log_prob(action).sum(), logits)
+    expected, = torch.autograd.grad(theirs.log_prob(action).sum(), logits)
+    assert torch.allclose(grad, expected, atol=1e-5)
+
+
 def test_masked_categorical_rejects_an_empty_row() -> None:
     with pytest.raises(ValueError, match="no legal action"):
         MaskedCategorical(torch.zeros(2, 4), torch.tensor([[True] * 4, [False] * 4]))
