@@ -193,7 +193,8 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
     tags = set(events.Tags()["scalars"])
     for tag in ("charts/SPS", "charts/episodic_return", "losses/policy_loss",
                 "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
-                "losses/explained_variance", "losses/old_approx_kl", "eval/vs_random/win_rate",
+                "losses/explained_variance", "losses/old_approx_kl", "losses/grad_norm",
+                "eval/vs_random/win_rate",
                 "eval/vs_random/win_lo", "eval/vs_random/win_hi",
                 "eval/vs_casual/win_rate", "eval/vs_random/points_per_hand"):
         assert tag in tags, tag

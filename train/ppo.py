@@ -238,7 +238,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             n_samples = ti.size
             # Each minibatch's losses and statistics; the update logs their means.
             stats: dict[str, list[float]] = {k: [] for k in (
-                "policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac")}
+                "policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac",
+                "grad_norm")}
             for _epoch in range(cfg.update_epochs):
                 order = torch.randperm(n_samples, device=device)
                 # Equal minibatches (no tiny remainder batch with a noisy gradient).
@@ -268,8 +269,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                     loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
                     optimizer.zero_grad()
                     loss.backward()
-                    nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+                    grad_norm = nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
                     optimizer.step()
+                    stats["grad_norm"].append(grad_norm.item())  # before the clip
                     stats["policy_loss"].append(pg_loss.item())
                     stats["value_loss"].append(v_loss.item())
                     stats["entropy"].append(entropy_loss.item())
