@@ -9,6 +9,7 @@ naming what differs. How each was made is in the README ("The champion").
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agents.base import Agent
 from rummy_env.core import Rules
@@ -22,18 +23,17 @@ def champion_files() -> list[Path]:
     return sorted(CHAMPIONS.glob("*.pt"))
 
 
-def make_champion(rules: Rules, seed: int = 0) -> Agent:
-    """The shipped champion trained for ``rules``, playing greedily."""
-    from agents.checkpoint import policy_from, read_checkpoint, rules_differences
-    from agents.torch_policy import TorchAgent
+def champion_checkpoint(rules: Rules) -> tuple[Path, dict[str, Any]]:
+    """(path, data) of the shipped checkpoint trained for ``rules``; a one-line
+    ``ValueError`` naming what differs in the nearest one when none is."""
+    from agents.checkpoint import read_checkpoint, rules_differences
 
     made_for = []
     for path in champion_files():
         payload = read_checkpoint(path)
         saved = Rules.from_dict(payload["rules"])
         if saved == rules:
-            policy = policy_from(payload, path, rules)
-            return TorchAgent(policy, rules, name="champion", greedy=True, seed=seed)
+            return path, payload
         made_for.append((path.stem, saved))
     if not made_for:
         raise ValueError("champion: no champion checkpoint is installed")
@@ -41,3 +41,13 @@ def make_champion(rules: Rules, seed: int = 0) -> Agent:
     raise ValueError(f"champion: trained only for other rules; the nearest ({name}) differs in "
                      + ", ".join(f"{k}={v!r} (asked {a!r})"
                                  for k, (v, a) in rules_differences(nearest, rules).items()))
+
+
+def make_champion(rules: Rules, seed: int = 0) -> Agent:
+    """The shipped champion trained for ``rules``, playing greedily."""
+    from agents.checkpoint import policy_from
+    from agents.torch_policy import TorchAgent
+
+    path, payload = champion_checkpoint(rules)
+    policy = policy_from(payload, path, rules)
+    return TorchAgent(policy, rules, name="champion", greedy=True, seed=seed)

@@ -86,6 +86,9 @@ BAD_SETTINGS = {
     "override yaml": (["num_envs=["], "num_envs=["),
     "config file yaml": (["--config", "BAD_YAML"], "line 2"),
     "config file missing": (["--config", "no_such.yaml"], "no_such.yaml"),
+    "init_from missing": (["init_from=no_such.pt"], "no_such.pt"),
+    "init_from network": (["init_from=champion", "arch_kwargs={hidden: [16]}"], "arch_kwargs"),
+    "init_from rules": (["init_from=champion", "rules.players=3"], "players=2"),
 }
 if not torch.cuda.is_available():
     BAD_SETTINGS["no cuda"] = (["--device", "cuda"], "cuda")
@@ -123,6 +126,21 @@ def test_settings_shorthands_and_rllib_share_the_checks() -> None:
         load_rllib_config(None, ["hidden=[0]"])
 
 
+def test_a_warm_start_begins_at_the_champions_weights(tmp_path: Path) -> None:
+    from agents.champion import champion_checkpoint
+    from rummy_env.core import Rules
+
+    done = subprocess.run(cli(*TINY, "init_from=champion", "arch_kwargs={hidden: [256, 128]}",
+                              "total_steps=32", f"run_dir={tmp_path}"),
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = tmp_path.iterdir()
+    trained = read_checkpoint(run / "last.pt")["state_dict"]
+    _, champion = champion_checkpoint(Rules.from_dict({"players": 2}))
+    moved = max(float((trained[k] - v).abs().max()) for k, v in champion["state_dict"].items())
+    assert 0 < moved < 0.01  # one update of 8 Adam steps at 3e-4 from the champion's weights
+
+
 # ----------------------------------------------------------------------------- resume
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory) -> Path:
@@ -158,6 +176,17 @@ def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> N
     for (_, words), done in zip(cases, results):
         assert_one_line_refusal(done, *words)
     assert {run: files_of(run) for run in before} == before
+
+
+def test_a_run_saved_before_a_setting_existed_resumes_with_its_default() -> None:
+    from train.resume import check_same_run
+
+    cfg = load_config(None, TINY)
+    stored = cfg.to_dict()
+    del stored["init_from"]  # a run written before warm starts existed
+    check_same_run(stored, cfg, Path("run"))
+    with pytest.raises(ConfigError, match="init_from"):
+        check_same_run(stored, load_config(None, [*TINY, "init_from=best.pt"]), Path("run"))
 
 
 def test_resume_continues_the_same_run(finished_run: Path, tmp_path: Path) -> None:

@@ -66,6 +66,10 @@ class TrainConfig:
     """Network: ``mlp`` or ``cards`` (card embeddings with self-attention)."""
     arch_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments of the network, e.g. {hidden: [256, 256]}."""
+    init_from: str = ""
+    """Start the network from these weights instead of at random: a checkpoint's path or
+    ``champion`` (the one shipped for the rules); same rules and network (see
+    train/warm_start.py). Empty: a fresh network."""
     learning_rate: float = 3e-4
     """Adam step size at the start of training."""
     anneal_lr: bool = True

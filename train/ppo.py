@@ -50,6 +50,7 @@ from .resume import open_run
 from .run_dir import create_run_dir
 from .seats import SeatControl
 from .stage_timer import StageTimer
+from .warm_start import initial_weights
 
 
 @dataclass
@@ -109,6 +110,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     from tqdm import tqdm
 
     rules = cfg.game_rules
+    warm_start = None if payload is not None else initial_weights(cfg.init_from, rules,
+                                                                  cfg.arch, cfg.arch_kwargs)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
@@ -130,6 +133,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         return TorchAgent(frozen.eval(), rules, name, device=device, seed=seed)
 
     policy = new_network()
+    if warm_start is not None:
+        policy.load_state_dict(warm_start)
     optimizer = optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
     league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
     for name in cfg.opponents:
