@@ -14,17 +14,19 @@ import numpy as np
 
 from .cards import JOKER, N_NATURAL, N_RANKS
 from .lookup import NO_CARD, LookupTables
-from .patterns import PATTERN_SIZE
+from .patterns import MAX_PATTERN_CARDS, PATTERN_SIZE
+
+_RANK_BITS = 2.0 ** np.arange(N_RANKS, dtype=np.float32)  # the bit of each rank in a suit mask
+_SUIT_BITS = 2.0 ** np.arange(4, dtype=np.float32)  # the bit of each suit in a rank mask
 
 
 def bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(suit masks int32 [n, 4] of 13 rank bits, rank masks uint8 [n, 13] of 4 suit bits)."""
-    n = present.shape[0]
-    grid = present[:, :N_NATURAL].reshape(n, 4, N_RANKS)
-    suit_bits = np.packbits(grid, axis=2, bitorder="little")  # [n, 4, 2]: low byte first
-    suits = suit_bits.view("<u2")[..., 0].astype(np.int32)
-    ranks = np.packbits(grid.transpose(0, 2, 1), axis=2, bitorder="little")[..., 0]
-    return suits, ranks
+    """(suit masks int32 [n, 4] of 13 rank bits, rank masks uint8 [n, 13] of 4 suit bits).
+
+    Each mask is a dot product with powers of two: float32 sums of so few of them are
+    exact, and a matrix product is much faster than packing bits along tiny axes."""
+    grid = present[:, :N_NATURAL].astype(np.float32).reshape(-1, 4, N_RANKS)
+    return (grid @ _RANK_BITS).astype(np.int32), (_SUIT_BITS @ grid).astype(np.uint8)
 
 
 def pattern_hits(t: LookupTables, cards: np.ndarray) -> np.ndarray:
@@ -49,7 +51,9 @@ def makeable_melds(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
     """(bool [n, P] allowed patterns makeable from ``present`` + ``jokers`` wildcards,
     int8 [n, P] jokers each would use). A joker may not stand for a blocked card."""
     missing = pattern_missing(t, present)
-    ok = t.allowed[None, :] & (missing <= jokers[:, None])
+    # A pattern misses at most 13 cards: so many jokers compare as int8, which is fast.
+    wildcards = np.minimum(jokers, MAX_PATTERN_CARDS).astype(np.int8)
+    ok = t.allowed[None, :] & (missing <= wildcards[:, None])
     if blocked is not None:
         ok &= pattern_hits(t, blocked & ~present[:, :N_NATURAL]) == 0
     return ok, missing
