@@ -129,18 +129,19 @@ def deepest_card_swappable(state: State, rows: np.ndarray, depths: np.ndarray) -
 
 def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile: np.ndarray,
                     pile_size: np.ndarray) -> np.ndarray:
-    """int64 [n, NO_CARD+1]: smallest take depth after which the player holds the card
+    """int16 [n, NO_CARD+1]: smallest take depth after which the player holds the card
     naturally: 0 if in hand, else one more than the depth of its topmost pile copy.
     ``pile``, ``pile_size``: those of the games ``rows``."""
     n, width = pile.shape
     at = (np.arange(width)[None, :] < pile_size[:, None]).ravel().nonzero()[0]
     r, position = np.divmod(at, width)
-    top_position = np.full(n * (NO_CARD + 1), -1, np.int64)
-    np.maximum.at(top_position, r * (NO_CARD + 1) + pile.reshape(-1)[at], position)
+    top_position = np.full(n * (NO_CARD + 1), -1, np.int16)
+    np.maximum.at(top_position, r * (NO_CARD + 1) + pile.reshape(-1)[at], position.astype(np.int16))
     top_position = top_position.reshape(n, NO_CARD + 1)
     # A card at depth e (top = 1) is taken, with the deepest card below it, by take d > e.
-    available = np.where(top_position >= 0, pile_size[:, None] - top_position, width + 1)
-    available[:, :N_NATURAL][state.hand[rows, seat, :N_NATURAL] > 0] = 0
+    depth_after = pile_size.astype(np.int16)[:, None] - top_position
+    available = np.where(top_position >= 0, depth_after, np.int16(width + 1))
+    available[:, :N_NATURAL] *= state.hand[rows, seat, :N_NATURAL] == 0  # 0: in hand
     available[:, JOKER:] = width + 1  # jokers are counted apart
     return available
 
@@ -163,14 +164,7 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
     deepest = np.where(valid, _pile_cards(pile, card_pos), 0)
 
     if rules.n_jokers == 0:
-        partners = t.partners[deepest]  # [n, D, K, 2]
-        from_depth = available[np.arange(n)[:, None, None, None], partners]
-        # Tiny trailing axes reduce slowly in numpy: unroll max over the pair, min over K.
-        pair_from = np.maximum(from_depth[..., 0], from_depth[..., 1])
-        best = pair_from[:, :, 0]
-        for k in range(1, pair_from.shape[2]):
-            best = np.minimum(best, pair_from[:, :, k])
-        melds = best < depths[None, :]
+        melds = _natural_deepest_meldable(t, available, depths, deepest, valid)
         lays = fits[np.arange(n)[:, None], deepest]
     else:
         melds, lays = _deepest_with_jokers(rules, t, state, rows, depths, deepest, valid,
@@ -180,6 +174,24 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
     if rules.layoff_requires_meld:
         lays &= state.melded[rows, seat][:, None]
     return (melds | lays) & valid
+
+
+def _natural_deepest_meldable(t: LookupTables, available: np.ndarray, depths: np.ndarray,
+                              deepest: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """bool [n, D]: without jokers, the ``deepest`` card of each ``valid`` take completes an
+    allowed 3-card meld with two partners ``available`` by that depth (the valid takes
+    only, one flattened (game, depth) pair per row)."""
+    gi, di = np.nonzero(valid)
+    partners = t.partners[deepest[gi, di]]  # [m, K, 2]
+    from_depth = available.reshape(-1)[gi[:, None, None] * available.shape[1] + partners]
+    # Tiny trailing axes reduce slowly in numpy: unroll max over the pair, min over K.
+    pair_from = np.maximum(from_depth[..., 0], from_depth[..., 1])
+    best = pair_from[:, 0]
+    for k in range(1, pair_from.shape[1]):
+        best = np.minimum(best, pair_from[:, k])
+    melds = np.zeros(valid.shape, bool)
+    melds[gi, di] = best < depths[di]
+    return melds
 
 
 def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
