@@ -46,7 +46,9 @@ def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
 
 def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
     """bool [n, 52]: the cards shown by the selected slots (``slots``: bool [n, m, 13])."""
-    r, m, j = slots.nonzero()
+    found = np.flatnonzero(slots)  # flat: one 1-D pass is much faster than 3-D
+    r, at = np.divmod(found, slots.shape[1] * N_RANKS)
+    m, j = np.divmod(at, N_RANKS)
     g = rows[r]
     out = np.zeros((rows.size, N_NATURAL), bool)
     out[r, SLOT_CARD[state.meld_kind[g, m], state.meld_key[g, m], j]] = True
