@@ -106,7 +106,9 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
     relative = _relative_owner(p)
     rel_by = np.full((rows.size,) + state.meld_by.shape[1:], -1, np.int8)
     if used:
-        rel_by[:, :used] = relative[seats[:, None, None], state.meld_by[rows, :used] + 1]
+        by = state.meld_by[rows, :used].reshape(rows.size, -1)  # 2-D: broadcasts fast
+        at = (seats.astype(np.intp) * (p + 1) + 1)[:, None] + by  # flat index [s, b + 1]
+        rel_by[:, :used] = relative.reshape(-1)[at].reshape(rows.size, used, -1)
     return PlayerView(
         seat=seats.astype(np.int8),
         hand=state.hand[rows, seats],
