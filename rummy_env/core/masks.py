@@ -266,8 +266,10 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
         layable &= (size >= 2)[:, None]
     if rules.layoff_requires_meld:
         layable &= state.melded[rows, seat][:, None]
-    layoffs = fits & layable[:, :, None]
-    mask[rows, action_ids.LAYOFF: action_ids.DISCARD] = layoffs.reshape(n, -1)
+    # [n, 52 * 3] against each card repeated per direction: a tiny trailing axis of
+    # broadcasting would be much slower.
+    layoffs = fits.reshape(n, -1) & np.repeat(layable, 3, axis=1)
+    mask[rows, action_ids.LAYOFF: action_ids.DISCARD] = layoffs
 
     if calling:
         empty = size == 0
