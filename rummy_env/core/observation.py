@@ -201,8 +201,6 @@ class _EncodePlan:
     """int64 [5]: first columns of phase, to_play, dealer, owed, no_discard."""
     by_col: np.ndarray
     """int64 [P]: first column of each relative seat's table_by row."""
-    kind_hot: np.ndarray
-    """float32 [3, 2]: (is set, is run) of each meld kind."""
     visible: np.ndarray
     """float32 [K]: weight of each card row of the blocks hand .. table_joker in the count
     of visible copies (mine, the others' known, pile, table; a table joker's declared
@@ -216,8 +214,6 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
     numbers = np.array([rules.hand_cards] * p + [rules.deck_cards] * 2 + [100.0] * p
                        + [rules.target] * p + [1] * p + [rules.max_turns, rules.max_hands],
                        np.float64)
-    kind_hot = np.zeros((3, 2), np.float32)
-    kind_hot[KIND_SET, 0] = kind_hot[KIND_RUN, 1] = 1.0
     visible = np.zeros(col["table_joker"] // C + 1, np.float32)
     for name in ("hand", "pile", "table_set", "table_run"):
         visible[col[name] // C] = 1.0
@@ -226,11 +222,11 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
     hot_starts = np.array([col[name] for name in
                            ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64)
     by_col = col["table_by"] + np.arange(p, dtype=np.int64) * C
-    for a in (numbers, hot_starts, by_col, kind_hot, visible):
+    for a in (numbers, hot_starts, by_col, visible):
         a.setflags(write=False)
     return _EncodePlan(layout.size, col, float(rules.deck_cards), _distinct_cards(rules),
                        _deck_counts(rules), rule_features(rules), numbers, hot_starts, by_col,
-                       kind_hot, visible)
+                       visible)
 
 
 def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
@@ -313,7 +309,9 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
             oldest > 0, (n_melds + 1 - oldest) / n_melds, 0.0)
     melds = obs[:, col["melds"]: col["melds"] + n_melds * MELD_FEATURES]
     melds = melds.reshape(n, n_melds, MELD_FEATURES)
-    melds[:, :used, :2] = plan.kind_hot[view.meld_kind[:, :used]]
+    used_kind = view.meld_kind[:, :used]  # one column at a time: tiny axes write slowly
+    melds[:, :used, 0] = used_kind == KIND_SET
+    melds[:, :used, 1] = used_kind == KIND_RUN
     melds[:, :used, 2] = view.meld_len[:, :used] / N_RANKS
 
     # One-hot blocks: one column each (owed / no_discard only when set).
