@@ -31,19 +31,16 @@ def bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def pattern_hits(t: LookupTables, cards: np.ndarray) -> np.ndarray:
     """int8 [n, N_PATTERNS]: how many of each pattern's cards are in ``cards`` [n, >=52]."""
-    suits, ranks = bit_masks(cards)
-    n = cards.shape[0]
-    missing = np.concatenate(
-        [t.set_missing[ranks].reshape(n, -1), t.run_missing[suits].reshape(n, -1)], axis=1)
-    return PATTERN_SIZE[None, :] - missing
+    return PATTERN_SIZE[None, :] - pattern_missing(t, cards)
 
 
 def pattern_missing(t: LookupTables, present: np.ndarray) -> np.ndarray:
     """int8 [n, N_PATTERNS]: cards of each pattern not in ``present`` [n, >=52]."""
     suits, ranks = bit_masks(present)
     n = present.shape[0]
-    return np.concatenate(
-        [t.set_missing[ranks].reshape(n, -1), t.run_missing[suits].reshape(n, -1)], axis=1)
+    # np.take of whole table rows is much faster than the same fancy indexing.
+    return np.concatenate([np.take(t.set_missing, ranks, axis=0).reshape(n, -1),
+                           np.take(t.run_missing, suits, axis=0).reshape(n, -1)], axis=1)
 
 
 def makeable_melds(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
