@@ -162,7 +162,7 @@ def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) 
 
 
 # ----------------------------------------------------------------------------- config + CLI
-@pytest.mark.parametrize("name", ["quickstart", "selfplay", "selfplay_4p"])
+@pytest.mark.parametrize("name", ["quickstart", "selfplay", "selfplay_4p", "improve_champion"])
 def test_shipped_recipes_load(name: str) -> None:
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "configs" / "train" / f"{name}.yaml")
@@ -183,8 +183,8 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "rummy_env.tools.cli", "train", "--config",
            str(root / "configs/train/quickstart.yaml"), "total_steps=4096", "num_envs=32",
            "num_steps=32", "eval_every=2", "eval_games=4", "checkpoint_every=2",
-           "snapshot_every=2", "rules.target=60", f"run_dir={tmp_path}", "progress=false",
-           "torch_threads=1"]
+           "snapshot_every=2", "rules.target=60", "eval_opponents=[random, casual]",
+           f"run_dir={tmp_path}", "progress=false", "torch_threads=1"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = list(tmp_path.iterdir())
