@@ -7,8 +7,8 @@ only, so a state with one legal action has entropy exactly 0.
 Everything goes through torch's ``softmax`` and ``log_softmax`` kernels, never
 ``exp`` or ``logsumexp`` of the masked logits: on CPU those take a slow path for
 inputs far below zero (about 25x slower on a [512, 956] batch), which made the
-normalization the largest cost of a PPO update. For the same reason the mask is
-checked as bytes: a bool ``any`` over rows is as slow.
+normalization the largest cost of a PPO update. The mask is checked as bytes
+too: a bool ``any`` over rows is as slow on CPU.
 """
 
 from __future__ import annotations
