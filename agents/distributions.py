@@ -32,8 +32,7 @@ class MaskedCategorical:
     with ``log_prob``, ``entropy``, ``sample`` and ``probs`` as in ``torch.distributions``."""
 
     def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
-        self.mask = mask if mask.dtype == torch.bool else mask.bool()
-        self.masked = masked_logits(logits, self.mask)
+        self.masked = masked_logits(logits, mask if mask.dtype == torch.bool else mask.bool())
         self.logits = torch.log_softmax(self.masked, dim=-1)
         """Normalized log-probabilities (illegal actions far below every legal one)."""
 

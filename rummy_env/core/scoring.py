@@ -15,6 +15,7 @@ from .lookup import lookup_tables
 from .patterns import KIND_RUN
 from .rules import Rules
 from .state import State
+from .table import selected_slots
 
 
 @lru_cache(maxsize=64)
@@ -37,11 +38,8 @@ def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     used = int(state.n_melds[rows].max(initial=0))
     if used == 0:
         return np.zeros((n, p), np.int32)
-    by = state.meld_by[rows, :used].reshape(-1)
-    filled = np.flatnonzero(by >= 0)  # flat: one 1-D pass is much faster than 3-D
-    r, at = np.divmod(filled, used * N_RANKS)
-    m, j = np.divmod(at, N_RANKS)
-    meld = rows[r] * state.meld_kind.shape[1] + m  # flat index of each slot's meld
+    r, meld, j = selected_slots(state, rows, state.meld_by[rows, :used] >= 0)
+    slot = meld * N_RANKS + j  # flat index of each filled slot in the [B, M, 13] arrays
 
     def of_meld(a: np.ndarray) -> np.ndarray:
         """The [B, M] table array ``a`` at each filled slot's meld."""
@@ -51,8 +49,8 @@ def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     pts = _slot_points_table(rules)[shape, of_meld(state.meld_key), j]
     joker_points = lookup_tables(rules).joker_points
     if joker_points >= 0:
-        pts = np.where(state.meld_joker.reshape(-1)[meld * N_RANKS + j], joker_points, pts)
-    owner = r * p + by[filled]
+        pts = np.where(state.meld_joker.reshape(-1)[slot], joker_points, pts)
+    owner = r * p + state.meld_by.reshape(-1)[slot]
     return np.bincount(owner, weights=pts, minlength=n * p).reshape(n, p).astype(np.int32)
 
 

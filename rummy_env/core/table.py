@@ -44,12 +44,21 @@ def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
     return SLOT_CARD[state.meld_kind[rows, :m], state.meld_key[rows, :m]]
 
 
-def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
-    """bool [n, 52]: the cards shown by the selected slots (``slots``: bool [n, m, 13])."""
-    found = np.flatnonzero(slots)  # flat: one 1-D pass is much faster than 3-D
+def selected_slots(state: State, rows: np.ndarray,
+                   slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(r, meld, j) of each selected slot (``slots``: bool [n, m, 13] over the first m melds
+    of the games ``rows``): its row in ``rows``, the flat index of its meld in the [B, M]
+    table arrays and its slot, found by one 1-D pass (much faster than a 3-D nonzero), so
+    callers read the table by flat lookups."""
+    found = np.flatnonzero(slots)
     r, at = np.divmod(found, slots.shape[1] * N_RANKS)
     m, j = np.divmod(at, N_RANKS)
-    meld = rows[r] * state.meld_kind.shape[1] + m  # flat lookups from here: much faster
+    return r, rows[r] * state.meld_kind.shape[1] + m, j
+
+
+def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """bool [n, 52]: the cards shown by the selected slots (``slots``: bool [n, m, 13])."""
+    r, meld, j = selected_slots(state, rows, slots)
     kind = state.meld_kind.reshape(-1)[meld].astype(np.intp)
     card = SLOT_CARD.reshape(-1)[(kind * N_RANKS + state.meld_key.reshape(-1)[meld]) * N_RANKS + j]
     out = np.zeros(rows.size * N_NATURAL, bool)
