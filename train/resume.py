@@ -87,8 +87,8 @@ def resumed_config(resume: str | Path, config_path: str | Path | None,
 def check_same_run(stored: dict[str, Any], cfg: TrainConfig, run_dir: Path) -> None:
     """Refuse a config that differs from the run's own in a setting that makes another run."""
     asked = cfg.to_dict()
-    defaults = {f.name: getattr(TrainConfig, f.name) for f in dataclasses.fields(TrainConfig)
-                if f.default is not dataclasses.MISSING}
+    defaults = {f.name: f.default_factory() if f.default is dataclasses.MISSING else f.default
+                for f in dataclasses.fields(TrainConfig)}
     stored = {**defaults, **stored}  # a setting newer than the run has its default there
     differing = [k for k in asked if k not in CHANGEABLE_ON_RESUME and stored.get(k) != asked[k]]
     if not differing:
