@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -141,6 +141,17 @@ class ExpertBudget:
         return "expert" + (":" + ",".join(changed) if changed else "")
 
 
+class Choice(NamedTuple):
+    """What the expert chose for n decisions, and how."""
+
+    action: np.ndarray
+    """int64 [n]: the actions played."""
+    proposed: np.ndarray
+    """int64 [n]: the guide's own choices."""
+    searched: np.ndarray
+    """int64 [r]: the decisions the search weighed (the others play ``proposed``)."""
+
+
 def select_view(view: PlayerView, rows: np.ndarray) -> PlayerView:
     """The view of the decisions ``rows`` only."""
     return PlayerView(**{f.name: getattr(view, f.name)[rows]
@@ -234,12 +245,17 @@ class ExpertAgent:
         self.rng = np.random.default_rng([seed, 2])
 
     def act(self, decision: Decision) -> np.ndarray:
+        return self.choose(decision).action
+
+    def choose(self, decision: Decision) -> Choice:
+        """The guide's choice, replaced by the search's where the guide proposed more than
+        one action."""
         candidates = self.guide.propose(decision)
         action = candidates[:, 0].copy()
         rows = np.flatnonzero((candidates >= 0).sum(axis=1) >= 2)
         if rows.size:
             action[rows] = self.search(decision, rows, candidates[rows])
-        return action
+        return Choice(action, candidates[:, 0], rows)
 
     # ------------------------------------------------------------------ search
     def search(self, decision: Decision, rows: np.ndarray, candidates: np.ndarray) -> np.ndarray:

@@ -1,0 +1,87 @@
+"""Expert iteration (``train.distill``): labels that are the expert's own choices, a fit
+that moves the network toward them, and a command line that refuses bad input in one line.
+
+Tiny budgets and one game: these check the contract, never strength.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.champion import make_champion
+from agents.registry import make_agent
+from eval.arena import match_games, play_games
+from rummy_env.core import Rules
+from train.distill import LabellingExpert, Labels, agreement, fit
+
+pytest.importorskip("torch")
+
+TINY = "expert:worlds=2,candidates=3,horizon=6"
+RULES = Rules()
+
+
+@pytest.fixture(scope="module")
+def one_game() -> tuple[LabellingExpert, object]:
+    """One game of a tiny expert, labelling every decision, against Sharp; and the
+    result of the same game played by the expert unwrapped."""
+    lineups, deals = match_games(2, 2, 1, duplicate=False)
+    labeller = LabellingExpert(make_agent(TINY, RULES, 5), keep=1.0, seed=5)
+    labelled = play_games(RULES, [labeller, make_agent("sharp", RULES, 6)], lineups, deals, 9,
+                          progress=False)
+    plain = play_games(RULES, [make_agent(TINY, RULES, 5), make_agent("sharp", RULES, 6)],
+                       lineups, deals, 9, progress=False)
+    return labeller, (labelled, plain)
+
+
+def test_labelling_does_not_change_the_experts_play(one_game):
+    labeller, (labelled, plain) = one_game
+    np.testing.assert_array_equal(labelled.totals, plain.totals)
+    labels = labeller.labels()
+    assert labels.size == labelled.decisions[0]  # keep=1: every decision of the expert
+    assert labels.mask[np.arange(labels.size), labels.action].all()
+    # Unsearched decisions play the guide's choice; only searched ones may change it.
+    assert not labels.changed[~labels.searched].any()
+    assert labels.searched.any()
+
+
+def test_labels_survive_a_save_and_load(one_game, tmp_path: Path):
+    labels = one_game[0].labels()
+    labels.save(tmp_path / "labels.npz")
+    again = Labels.load(tmp_path / "labels.npz")
+    for name in ("obs", "mask", "action", "proposed", "searched"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(labels, name))
+
+
+def test_fitting_moves_the_network_to_the_experts_choices(one_game):
+    labels = one_game[0].labels()
+    changed = np.flatnonzero(labels.changed)
+    assert changed.size, "the tiny expert changed none of the champion's choices"
+    policy = make_champion(RULES).policy
+    before = agreement(policy, labels, changed)
+    assert before == 0.0  # the champion's greedy choice is what the expert overrode
+    fit(policy, labels, epochs=30, lr=3e-3, seed=0, held_out=0.0)
+    assert agreement(policy, labels, changed) > 0.5
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "train.distill", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["--games", "0"], "--games and --lr must be positive"),
+    (["--players", "3"], "champion: trained only for other rules"),
+    (["--labels", "missing.npz"], "--labels missing.npz does not exist"),
+    (["--expert", "sharp", "--games", "1"], "'sharp' is not an expert"),
+])
+def test_bad_input_is_refused_in_one_line(args, reason, tmp_path: Path):
+    result = run_cli("--out", str(tmp_path / "out"), *args)
+    assert result.returncode == 2
+    assert reason in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "distilled.pt").exists()

@@ -1,0 +1,238 @@
+"""Expert iteration: the expert's searched choices distilled into its guide's network.
+
+The expert (``agents/expert.py``) plays the champion's choice except where the
+champion is unsure; there its search weighs the champion's likeliest actions in
+sampled worlds, and that is what beats the champion two games in three.
+``collect`` plays the expert against a list of opponents and keeps, for every
+searched decision (and a share of the others), the observation, the legal mask,
+the action it played and the champion's own choice. ``fit`` trains the
+champion's network to play the expert's action, by cross-entropy, from the
+champion's weights. The result is an ordinary checkpoint: play it with
+``ckpt:PATH``, or train on from it with PPO (``init_from=PATH``).
+
+    python -m train.distill --games 200 --out runs/distill
+    python -m train.distill --labels runs/distill/labels.npz --out runs/distill2
+
+Labels are written after every chunk of games, so an interrupted collection keeps
+what it played; ``--labels`` fits from a saved file without playing again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.base import Agent, Decision
+from agents.distributions import MaskedCategorical
+from agents.expert import ExpertAgent, select_view
+from agents.registry import make_agent
+from eval.arena import match_games, play_games
+from rummy_env.core import Rules, encode
+
+
+@dataclass
+class Labels:
+    """Decisions of the expert: what it saw, what it might do, what it did."""
+
+    obs: np.ndarray       # float32 [n, D]
+    mask: np.ndarray      # bool [n, A]
+    action: np.ndarray    # int64 [n]  the expert's action
+    proposed: np.ndarray  # int64 [n]  the guide's own choice
+    searched: np.ndarray  # bool [n]   the search weighed this decision
+
+    @property
+    def size(self) -> int:
+        return self.action.shape[0]
+
+    @property
+    def changed(self) -> np.ndarray:
+        """bool [n]: the search played another action than the guide's."""
+        return self.action != self.proposed
+
+    def save(self, path: Path) -> None:
+        """Write to ``path`` (.npz) through a temporary file, so a crash leaves the old one."""
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, **dataclasses.asdict(self))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> Labels:
+        with np.load(path) as data:
+            return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls)})
+
+    @classmethod
+    def concat(cls, parts: list[Labels]) -> Labels:
+        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])
+                      for f in dataclasses.fields(cls)})
+
+
+class LabellingExpert:
+    """An agent: the expert, keeping its searched decisions and ``keep`` of the others."""
+
+    def __init__(self, expert: ExpertAgent, keep: float, seed: int) -> None:
+        self.expert, self.keep = expert, keep
+        self.name = expert.name
+        self.rng = np.random.default_rng([seed, 3])
+        self.parts: list[Labels] = []
+
+    def act(self, decision: Decision) -> np.ndarray:
+        choice = self.expert.choose(decision)
+        n = choice.action.shape[0]
+        searched = np.zeros(n, bool)
+        searched[choice.searched] = True
+        rows = np.flatnonzero(searched | (self.rng.random(n) < self.keep))
+        if rows.size:
+            view = select_view(decision.view, rows)
+            self.parts.append(Labels(
+                obs=encode(decision.rules, view), mask=decision.mask[rows].astype(bool),
+                action=choice.action[rows], proposed=choice.proposed[rows],
+                searched=searched[rows]))
+        return choice.action
+
+    def labels(self) -> Labels:
+        return Labels.concat(self.parts)
+
+
+def collect(rules: Rules, expert_spec: str, opponents: list[str], games: int, seed: int,
+            out: Path, chunk: int = 50, keep: float = 0.1) -> Labels:
+    """Play ``games`` duplicate games of the expert against each opponent, keeping its
+    decisions; ``out`` is rewritten after every ``chunk`` games."""
+    expert = make_agent(expert_spec, rules, seed)
+    if not isinstance(expert, ExpertAgent):
+        raise ValueError(f"distill: {expert_spec!r} is not an expert")
+    labeller = LabellingExpert(expert, keep, seed)
+    rivals: list[Agent] = [make_agent(name, rules, seed + 1 + i)
+                           for i, name in enumerate(opponents)]
+    first_deal = 0
+    for played in range(0, games, chunk):
+        n = min(chunk, games - played)
+        for k, rival in enumerate(rivals):
+            lineups, deals = match_games(2, rules.players, n, duplicate=True,
+                                         first_deal=first_deal)
+            play_games(rules, [labeller, rival], lineups, deals, seed + 1000 * k,
+                       progress=False)
+        first_deal += -(-n // 2)
+        labels = labeller.labels()
+        labels.save(out)
+        print(f"distill: {played + n}/{games} games per opponent, {labels.size} decisions "
+              f"kept ({labels.searched.sum()} searched, {labels.changed.sum()} changed)",
+              flush=True)
+    return labeller.labels()
+
+
+def agreement(policy: torch.nn.Module, labels: Labels, rows: np.ndarray) -> float:
+    """Share of ``rows`` where the network's likeliest action is the expert's."""
+    if rows.size == 0:
+        return float("nan")
+    with torch.no_grad():
+        obs = torch.as_tensor(labels.obs[rows])
+        mask = torch.as_tensor(labels.mask[rows])
+        dist = MaskedCategorical(policy.actor(policy.features(obs)), mask)
+        chosen = dist.probs.argmax(dim=-1).numpy()
+    return float((chosen == labels.action[rows]).mean())
+
+
+def fit(policy: torch.nn.Module, labels: Labels, epochs: int, lr: float, seed: int,
+        batch: int = 512, held_out: float = 0.1) -> list[dict[str, float]]:
+    """Train ``policy`` to play the expert's actions; per epoch, the loss and the held-out
+    agreement on the decisions the search changed and on all of them."""
+    rng = np.random.default_rng([seed, 4])
+    order = rng.permutation(labels.size)
+    n_test = int(labels.size * held_out)
+    test, train = order[:n_test], order[n_test:]
+    test_changed = test[labels.changed[test]]
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    history = [{"epoch": 0, "loss": float("nan"),
+                "agree_changed": agreement(policy, labels, test_changed),
+                "agree_all": agreement(policy, labels, test)}]
+    for epoch in range(1, epochs + 1):
+        policy.train()
+        losses = []
+        for start in range(0, train.size, batch):
+            rows = train[start: start + batch]
+            obs = torch.as_tensor(labels.obs[rows])
+            mask = torch.as_tensor(labels.mask[rows])
+            action = torch.as_tensor(labels.action[rows])
+            dist = MaskedCategorical(policy.actor(policy.features(obs)), mask)
+            loss = -dist.log_prob(action).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        rng.shuffle(train)
+        policy.eval()
+        history.append({"epoch": epoch, "loss": float(np.mean(losses)),
+                        "agree_changed": agreement(policy, labels, test_changed),
+                        "agree_all": agreement(policy, labels, test)})
+    return history
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m train.distill",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, help="folder for labels.npz and distilled.pt")
+    parser.add_argument("--labels", help="fit from this labels.npz instead of playing games")
+    parser.add_argument("--players", type=int, default=2,
+                        help="seats (a champion ships for 2 and 4)")
+    parser.add_argument("--expert", default="expert", help="the expert's name with its budget")
+    parser.add_argument("--opponents", nargs="+", default=["sharp", "champion"])
+    parser.add_argument("--games", type=int, default=200, help="games against each opponent")
+    parser.add_argument("--keep", type=float, default=0.1,
+                        help="share of the unsearched decisions kept (0..1)")
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"distill: {e}", file=sys.stderr)
+        return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from agents.champion import champion_checkpoint
+    from agents.checkpoint import policy_from
+    from train.checkpoint import save_checkpoint
+
+    if args.games < 1 or args.epochs < 0 or not 0 <= args.keep <= 1 or args.lr <= 0:
+        raise ValueError("--games and --lr must be positive, --epochs >= 0, --keep in 0..1")
+    rules = Rules.preset_named("standard", players=args.players)
+    path, payload = champion_checkpoint(rules)  # refuses rules without a champion first
+    if args.labels and not Path(args.labels).is_file():
+        raise FileNotFoundError(f"--labels {args.labels} does not exist")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(args.seed)
+    started = time.perf_counter()
+    if args.labels:
+        labels = Labels.load(Path(args.labels))
+    else:
+        labels = collect(rules, args.expert, args.opponents, args.games, args.seed,
+                         out / "labels.npz", keep=args.keep)
+    played = time.perf_counter() - started
+    policy = policy_from(payload, path, rules)
+    for row in fit(policy, labels, args.epochs, args.lr, args.seed):
+        print("distill: epoch {epoch}: loss {loss:.4f}, held-out agreement with the expert "
+              "{agree_all:.3f} (where it changed the champion's choice: {agree_changed:.3f})"
+              .format(**row), flush=True)
+    made_by = (f"train.distill from {path.name}: {labels.size} decisions of {args.expert} "
+               f"against {', '.join(args.opponents)}, {args.epochs} epochs at lr {args.lr}")
+    target = save_checkpoint(out / "distilled.pt", policy, arch=payload["arch"],
+                             arch_kwargs=payload["arch_kwargs"], rules=rules,
+                             config=vars(args), global_step=payload["global_step"],
+                             extra={"made_by": made_by})
+    print(f"distill: wrote {target} ({played / 60:.1f} min of play); "
+          f"play it with ckpt:{target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
