@@ -20,6 +20,7 @@ from rummy_env.core import (
     observation_bounds,
     observation_size,
     observe,
+    observe_one,
     parse_card,
 )
 from rummy_env.core import observation as obs_module
@@ -58,6 +59,19 @@ def test_observation_agrees_with_the_state(preset: str, players: int) -> None:
             assert ((obs >= low) & (obs <= high)).all()
             for g in range(state.batch_size):
                 check_one(rules, state, g, seat, obs[g], s, deck)
+
+
+@pytest.mark.parametrize("preset,players", CONFIGS + [("jokers", 2), ("tournament", 2),
+                                                     ("standard", 8)])
+def test_the_one_game_path_encodes_the_same_bits(preset: str, players: int) -> None:
+    """``observe_one`` (the one-game envs' plain-Python path) equals the batched encoder,
+    for every seat of every game, one deck or two, jokers or none."""
+    rules = rules_of(preset, players)
+    for state in random_positions(rules, batch=8, steps=300, every=15, seed=5):
+        for seat in range(players):
+            batched = observe(rules, state, np.full(state.batch_size, seat))
+            for g in range(state.batch_size):
+                assert observe_one(rules, state, seat, g).tobytes() == batched[g].tobytes()
 
 
 def check_one(rules: Rules, state, g: int, seat: int, o: np.ndarray, s, deck: int) -> None:

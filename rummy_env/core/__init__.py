@@ -46,6 +46,7 @@ from .observation import (
     observation_size,
     observe,
 )
+from .observe_one import observe_one
 from .patterns import (
     KIND_RUN,
     KIND_SET,
@@ -101,7 +102,7 @@ __all__ = [
     "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "from_position",
     "game_keys", "init", "is_int", "layoff_fits", "legal_mask", "legal_texts",
     "lookup_tables", "makeable_melds", "max_melds", "meld_cards", "obs_layout",
-    "observation_bounds", "observation_size", "observe", "parse_card", "player_view",
+    "observation_bounds", "observation_size", "observe", "observe_one", "parse_card", "player_view",
     "provisional_scores", "rank_of", "rank_points", "read_records", "replay", "run_allowed",
     "sample_legal", "sample_worlds", "unseen_counts",
     "shuffled_decks", "snapshot", "step", "step_inplace", "suit_of", "write_records",

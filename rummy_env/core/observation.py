@@ -4,7 +4,8 @@
 public view of each seat) into one flat vector per game, so nothing hidden (the
 other hands' unknown cards, the stock's order) can reach it. Every per-seat
 block is relative to the observer: seat 0 = me, 1 = the next seat to my left, ...
-The encoding is batched: no Python loop over games.
+The encoding is batched: no Python loop over games. One game alone is
+encoded faster, to the same bits, by ``observe_one.observe_one`` (the one-game envs').
 
 Sizes: C = 53 card columns (card id = suit * 13 + rank, 52 = joker; see
 ``cards.py``), P = seats, M = ``state.max_melds(rules)`` table melds, K = 4.

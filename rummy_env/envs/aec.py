@@ -84,7 +84,7 @@ from rummy_env.core import (
     legal_mask,
     observation_bounds,
     observation_size,
-    observe,
+    observe_one,
     step_inplace,
 )
 
@@ -147,7 +147,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: ActionSpace(self._n_actions) for a in self.possible_agents}
-        self._seat_index = [np.array([i]) for i in range(p)]
         self._rng: np.random.Generator | None = None
 
     # -- spaces ------------------------------------------------------------------
@@ -189,7 +188,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         seat = self._seat[agent]
         obs = self._obs_cache[seat]
         if obs is None:
-            obs = observe(self.rules, self._state, self._seat_index[seat])[0]
+            obs = observe_one(self.rules, self._state, seat)
             self._obs_cache[seat] = obs
         # Only the seat to act has legal actions; a finished episode zeroes _mask_i8.
         if seat == self._current_player:

@@ -59,7 +59,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rummy_env.core import Rules, action_layout, init, legal_mask, observe, step_inplace
+from rummy_env.core import Rules, action_layout, init, legal_mask, observe_one, step_inplace
 
 from .episode import auto_deal, outcome
 from .info import game_info
@@ -180,7 +180,7 @@ class RummyGymEnv(gym.Env):
         return self._observation(), -1.0, True, False, info
 
     def _observation(self) -> np.ndarray:
-        return observe(self.rules, self._state, np.array([self.seat]))[0]
+        return observe_one(self.rules, self._state, self.seat)
 
     def _info(self) -> dict[str, Any]:
         """The fixed keys: ``action_mask``, ``seat`` and those of ``rummy_env/envs/info.py``."""
