@@ -19,6 +19,7 @@ from .patterns import KIND_RUN, KIND_SET
 from .rules import Rules
 from .scoring import _slot_points_table
 from .state import State
+from .table import SLOT_CARD
 
 
 def observe_one(rules: Rules, state: State, seat: int, row: int = 0) -> np.ndarray:
@@ -46,49 +47,41 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0) -> np.ndarr
             obs[pile_col + card] += 1.0
         obs[depth_col + card] = depth / deck  # the later (higher) copy overwrites
 
-    # The table: each filled slot is one declared card laid by one seat.
+    # The table: each filled slot is one declared card laid by one seat (a few 1-D
+    # operations over the filled slots: a table holds dozens, too many for a loop).
     n_melds = state.meld_kind.shape[1]
     used = int(state.n_melds[row])
-    joker_points = lookup_tables(rules).joker_points
-    points = [0] * p  # absolute seats
-    meld_col = col["melds"]
+    points = np.zeros(p)  # absolute seats
     if used:
-        kinds = state.meld_kind[row, :used].tolist()
-        keys = state.meld_key[row, :used].tolist()
-        starts = state.meld_start[row, :used].tolist()
+        kinds, keys = state.meld_kind[row, :used], state.meld_key[row, :used]
         by_all = state.meld_by[row, :used]
-        m_at, j_at = np.nonzero(by_all >= 0)
-        by = by_all[m_at, j_at].tolist()
-        jokers = state.meld_joker[row, :used][m_at, j_at].tolist()
-        slot_points = _slot_points_table(rules)
-        set_col, run_col, by_col = col["table_set"], col["table_run"], plan.by_col.tolist()
-        joker_col, oldest_col = col["table_joker"], col["table_meld"]
-        oldest: dict[int, int] = {}
-        for m, j, owner, joker in zip(m_at.tolist(), j_at.tolist(), by, jokers):
-            kind, key = kinds[m], keys[m]
-            card = j * N_RANKS + key if kind == KIND_SET else key * N_RANKS + j
-            at = [set_col + card if kind == KIND_SET else run_col + card,
-                  by_col[(owner - seat) % p] + card]
-            if joker and rules.n_jokers:
-                at.append(joker_col + card)
-            if plan.distinct:
-                ones += at
-                obs[oldest_col + card] = (m + 1) / n_melds  # the later meld overwrites
-            else:
-                for a in at:
-                    obs[a] += 1.0
-                oldest.setdefault(card, m)
-            shape = 0 if kind != KIND_RUN else 1 + (starts[m] != 0)
-            points[owner] += (joker_points if joker and joker_points >= 0
-                              else int(slot_points[shape, key, j]))
-        for card, m in oldest.items():
-            obs[oldest_col + card] = (m + 1) / n_melds
-        lengths = state.meld_len[row, :used].tolist()
-        for m in range(used):
-            base = meld_col + 3 * m
-            obs[base] = kinds[m] == KIND_SET
-            obs[base + 1] = kinds[m] == KIND_RUN
-            obs[base + 2] = lengths[m] / N_RANKS
+        m, j = np.nonzero(by_all >= 0)
+        kind, key, by = kinds[m], keys[m], by_all[m, j]
+        card = SLOT_CARD[kind, key, j]
+        is_set = kind == KIND_SET
+        joker = state.meld_joker[row, :used][m, j]
+        at = [card + np.where(is_set, col["table_set"], col["table_run"]),
+              card + plan.by_col[(by - seat) % p]]
+        if rules.n_jokers:
+            at.append(card[joker] + col["table_joker"])
+        meld_share = (m + 1) / n_melds
+        if plan.distinct:
+            obs[np.concatenate(at)] = 1.0
+            obs[col["table_meld"] + card] = meld_share  # as the batch: the later one is kept
+        else:  # copies add up; the oldest meld holding a card gives its share
+            for a in at:
+                np.add.at(obs, a, 1.0)
+            obs[col["table_meld"] + card[::-1]] = meld_share[::-1]
+        shape = (kind == KIND_RUN) * (1 + (state.meld_start[row, m] != 0))
+        slot_points = _slot_points_table(rules)[shape, key, j]
+        joker_points = lookup_tables(rules).joker_points
+        if joker_points >= 0:
+            slot_points = np.where(joker, joker_points, slot_points)
+        points = np.bincount(by, weights=slot_points, minlength=p)
+        melds = obs[col["melds"]: col["melds"] + 3 * used].reshape(used, 3)
+        melds[:, 0] = kinds == KIND_SET
+        melds[:, 1] = kinds == KIND_RUN
+        melds[:, 2] = state.meld_len[row, :used] / N_RANKS
 
     # One-hot blocks: phase, to play, dealer (relative), owed and no_discard when set.
     phase_col, to_play_col, dealer_col, owed_col, no_discard_col = plan.hot_starts.tolist()
@@ -112,7 +105,7 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0) -> np.ndarr
 
     # The numbers: hand_sizes .. melded, then turn and hand_number, over their divisors.
     numbers = [*state.hand_size[row, order].tolist(), int(state.stock_size[row]), pile_size,
-               *(points[s] for s in order), *state.totals[row, order].tolist(),
+               *points[order].tolist(), *state.totals[row, order].tolist(),
                *state.melded[row, order].tolist()]
     k = len(numbers)
     obs[col["hand_sizes"]: col["hand_sizes"] + k] = np.divide(numbers, plan.numbers[:k])
