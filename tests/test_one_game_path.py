@@ -18,6 +18,7 @@ import pytest
 
 from rummy_env.core import State, init, legal_mask, observe, sample_legal, step_inplace
 from rummy_env.envs.aec import raw_env
+from rummy_env.envs.one_game_mask import OneGameMask
 
 PRESETS = sorted(p.stem for p in (Path(__file__).parents[1] / "configs" / "rules").glob("*.yaml"))
 STEPS = 260
@@ -77,3 +78,19 @@ def test_aec_game_equals_the_batched_engine(preset: str, players: int) -> None:
         if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
             break
     assert hands_ended >= 1  # the deal of a new hand is covered too
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_kept_table_never_goes_stale(preset: str) -> None:
+    """The one-game envs' mask, which keeps what the table accepts between steps, equals
+    the mask worked out afresh at every step of whole games, through new hands and new
+    games (a new state each, as a reset makes)."""
+    rules = raw_env(preset=preset, players=3).rules
+    masks = OneGameMask(rules)
+    rng = np.random.default_rng(7)
+    for game in range(4):
+        state = init(rules, game, 1)
+        while not state.game_over[0]:
+            want = legal_mask(rules, state)
+            assert np.array_equal(masks(state), want)
+            step_inplace(rules, state, sample_legal(want, rng), mask=want)

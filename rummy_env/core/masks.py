@@ -27,15 +27,19 @@ from .state import PHASE_CALL, PHASE_CALL_PLAY, PHASE_DRAW, PHASE_NAMES, PHASE_P
 from .table import any_direction, jokers_declared, layoff_fits, on_table
 
 
-def legal_mask(rules: Rules, state: State) -> np.ndarray:
-    """bool [B, A]: exactly the legal actions of each game (all False when finished)."""
+def legal_mask(rules: Rules, state: State, fits: np.ndarray | None = None) -> np.ndarray:
+    """bool [B, A]: exactly the legal actions of each game (all False when finished).
+
+    ``fits``: ``layoff_fits(rules, state)`` when the caller keeps it (what the table
+    accepts changes only when a meld or lay-off grows the table).
+    """
     t = lookup_tables(rules)
     action_ids = t.layout
     b = state.batch_size
     mask = np.zeros((b, action_ids.size), dtype=bool)
     games = np.bincount(state.phase, minlength=len(PHASE_NAMES)).tolist()  # games per phase
     # Which cards the table accepts, for every game at once (draw and play both need it).
-    if games[PHASE_DRAW] or games[PHASE_PLAY] or games[PHASE_CALL_PLAY]:
+    if fits is None and (games[PHASE_DRAW] or games[PHASE_PLAY] or games[PHASE_CALL_PLAY]):
         fits = layoff_fits(rules, state)
 
     def in_phase(phase: int) -> tuple[np.ndarray, np.ndarray]:

@@ -81,7 +81,6 @@ from rummy_env.core import (
     Rules,
     action_layout,
     init,
-    legal_mask,
     observation_bounds,
     observation_size,
     observe_one,
@@ -91,6 +90,7 @@ from rummy_env.core import (
 from .episode import auto_deal, outcome
 from .info import game_info
 from .inputs import action_id, check_seed
+from .one_game_mask import OneGameMask
 from .options import configure
 from .render import render_text
 
@@ -148,6 +148,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: ActionSpace(self._n_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
+        self._legal_mask = OneGameMask(self.rules)
 
     # -- spaces ------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -178,7 +179,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
 
     def _next_turn(self) -> None:
         """Legal mask and agent of the new position; observations are made on demand."""
-        self._mask = legal_mask(self.rules, self._state)
+        self._mask = self._legal_mask(self._state)
         self._mask_i8 = self._mask[0].astype(np.int8)
         self._current_player = int(self._state.current_player[0])
         self._obs_cache: list[np.ndarray | None] = [None] * self.rules.players

@@ -59,11 +59,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rummy_env.core import Rules, action_layout, init, legal_mask, observe_one, step_inplace
+from rummy_env.core import Rules, action_layout, init, observe_one, step_inplace
 
 from .episode import auto_deal, outcome
 from .info import game_info
 from .inputs import action_id, check_seed
+from .one_game_mask import OneGameMask
 from .opponents import UniformLegal, as_policy, opponent_list
 from .options import check_seat, configure, single_spaces
 from .render import render_text
@@ -95,6 +96,7 @@ class RummyGymEnv(gym.Env):
         self._state = None
         self._mask: np.ndarray | None = None
         self._done_mask = np.zeros((1, self._layout.size), bool)
+        self._legal_mask = OneGameMask(self.rules)
         self._done_mask[0, TERMINAL_MASK_ACTION] = True
 
     # -- episode -----------------------------------------------------------------
@@ -109,7 +111,7 @@ class RummyGymEnv(gym.Env):
         self._done = self._terminated = self._truncated = False
         self._winner = -1
         self._length = 0
-        self._mask = legal_mask(self.rules, self._state)
+        self._mask = self._legal_mask(self._state)
         reward = self._play_opponents()
         if reward:  # nothing scores before the learner's first action
             raise AssertionError("reset: reward before the learner acted")
@@ -156,7 +158,7 @@ class RummyGymEnv(gym.Env):
             self._truncated = bool(result.truncated[0])
             self._winner = int(result.winner[0])
         self._done = self._terminated or self._truncated
-        self._mask = self._done_mask if self._done else legal_mask(self.rules, self._state)
+        self._mask = self._done_mask if self._done else self._legal_mask(self._state)
         return reward
 
     def _play_opponents(self) -> float:
