@@ -20,6 +20,7 @@ Cross-cutting rules, written once here:
 
 from __future__ import annotations
 
+import bisect
 from functools import lru_cache
 
 import numpy as np
@@ -216,8 +217,23 @@ def _kind_starts(action_ids: ActionLayout) -> np.ndarray:
     return starts
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+_NO_ROWS, _ROW_0 = _read_only(np.zeros(0, np.int64)), _read_only(np.zeros(1, np.int64))
+
+
 def _rows_by_range(action_ids, actions: np.ndarray, live: np.ndarray) -> dict[str, np.ndarray]:
-    """The live games (ascending) taking each kind of action, in a few array passes."""
+    """The live games (ascending) taking each kind of action, in a few array passes (one
+    game: one lookup)."""
+    if actions.shape[0] == 1:
+        rows = dict.fromkeys(ACTION_KINDS, _NO_ROWS)
+        if live[0]:
+            starts = _kind_starts(action_ids).tolist()
+            rows[ACTION_KINDS[bisect.bisect_right(starts, int(actions[0]))]] = _ROW_0
+        return rows
     kind = np.searchsorted(_kind_starts(action_ids), actions, side="right")
     kind[~live] = len(ACTION_KINDS)
     order = np.argsort(kind, kind="stable")
