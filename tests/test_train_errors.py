@@ -89,6 +89,10 @@ BAD_SETTINGS = {
     "init_from missing": (["init_from=no_such.pt"], "no_such.pt"),
     "init_from network": (["init_from=champion", "arch_kwargs={hidden: [16]}"], "arch_kwargs"),
     "init_from rules": (["init_from=champion", "rules.players=3"], "players=2"),
+    "init_rules": (["init_rules=sometimes"], "init_rules"),
+    "init_rules any, other seats": (["init_from=agents/champions/standard_2p.pt",
+                                     "init_rules=any", "arch_kwargs={hidden: [256, 128]}",
+                                     "rules.players=3"], "observation entries"),
 }
 if not torch.cuda.is_available():
     BAD_SETTINGS["no cuda"] = (["--device", "cuda"], "cuda")
@@ -139,6 +143,28 @@ def test_a_warm_start_begins_at_the_champions_weights(tmp_path: Path) -> None:
     _, champion = champion_checkpoint(Rules.from_dict({"players": 2}))
     moved = max(float((trained[k] - v).abs().max()) for k, v in champion["state_dict"].items())
     assert 0 < moved < 0.01  # one update of 8 Adam steps at 3e-4 from the champion's weights
+
+
+def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> None:
+    """The standard champion's weights start a ``web`` run (refused without init_rules)."""
+    from agents.champion import champion_checkpoint
+    from rummy_env.core import Rules
+
+    start = ["init_from=agents/champions/standard_2p.pt", "arch_kwargs={hidden: [256, 128]}",
+             "rules={preset: web, players: 2}", "total_steps=32", f"run_dir={tmp_path}"]
+    refused = subprocess.run(cli(*TINY, *start), cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+    assert_one_line_refusal(refused, "other rules")
+    done = subprocess.run(cli(*TINY, *start, "init_rules=any"), cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = tmp_path.iterdir()
+    trained = read_checkpoint(run / "last.pt")
+    assert Rules.from_dict(trained["rules"]) == Rules.preset_named("web")
+    _, champion = champion_checkpoint(Rules.from_dict({"players": 2}))
+    moved = max(float((trained["state_dict"][k] - v).abs().max())
+                for k, v in champion["state_dict"].items())
+    assert 0 < moved < 0.01
 
 
 # ----------------------------------------------------------------------------- resume

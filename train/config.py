@@ -38,7 +38,8 @@ RANGES: dict[str, Range] = {
 """Allowed range of each numeric ``TrainConfig`` field."""
 
 CHOICES: dict[str, tuple[str, ...]] = {"reward": tuple(REWARDS),
-                                       "device": ("auto", "cpu", "cuda")}
+                                       "device": ("auto", "cpu", "cuda"),
+                                       "init_rules": ("same", "any")}
 """Allowed values of the ``TrainConfig`` fields that take a name (``arch`` and
 ``arch_kwargs`` are checked by building the network)."""
 
@@ -70,6 +71,9 @@ class TrainConfig:
     """Start the network from these weights instead of at random: a checkpoint's path or
     ``champion`` (the one shipped for the rules); same rules and network (see
     train/warm_start.py). Empty: a fresh network."""
+    init_rules: str = "same"
+    """``any``: ``init_from`` may be a checkpoint trained for other rules, its network
+    the same shape (same seats): a transfer to a variant."""
     learning_rate: float = 3e-4
     """Adam step size at the start of training."""
     anneal_lr: bool = True

@@ -111,7 +111,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
 
     rules = cfg.game_rules
     warm_start = None if payload is not None else initial_weights(cfg.init_from, rules,
-                                                                  cfg.arch, cfg.arch_kwargs)
+                                                                  cfg.arch, cfg.arch_kwargs,
+                                                                  cfg.init_rules == "any")
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)

@@ -3,7 +3,9 @@
 ``init_from`` names a checkpoint file (a run's ``best.pt``, any ``step_*.pt``) or
 ``champion`` (the champion shipped for the run's rules). Its rules, observation
 version and network (``arch`` and ``arch_kwargs``) must be the run's, so the
-weights fit; anything else is refused in one line before the run starts. Only
+weights fit; anything else is refused in one line before the run starts.
+``init_rules: any`` lifts the rules check (a transfer to a variant, such as the
+standard champion to ``web``): then the observation and action sizes must agree. Only
 the weights are taken: the optimizer, league and step count start fresh.
 """
 
@@ -15,7 +17,7 @@ from typing import Any
 import torch
 
 from agents.checkpoint import CheckpointDamaged, CheckpointMismatch, policy_from, read_checkpoint
-from rummy_env.core import Rules
+from rummy_env.core import Rules, action_layout, observation_size
 
 from .config_checks import ConfigError
 
@@ -42,10 +44,11 @@ def _read(init_from: str, rules: Rules) -> tuple[Path, dict[str, Any]]:
         raise WarmStartRefused(f"init_from: {e}") from None
 
 
-def initial_weights(init_from: str, rules: Rules, arch: str,
-                    arch_kwargs: dict[str, Any]) -> dict[str, torch.Tensor] | None:
+def initial_weights(init_from: str, rules: Rules, arch: str, arch_kwargs: dict[str, Any],
+                    any_rules: bool = False) -> dict[str, torch.Tensor] | None:
     """The weights ``init_from`` names, checked to fit a run of ``rules`` and this network;
-    None when it is empty (a fresh network)."""
+    None when it is empty (a fresh network). ``any_rules``: a checkpoint of other rules
+    is taken too, when its observation and action sizes are this run's."""
     if not init_from:
         return None
     path, payload = _read(init_from, rules)
@@ -54,7 +57,24 @@ def initial_weights(init_from: str, rules: Rules, arch: str,
             f"init_from: {path} holds arch={payload['arch']} arch_kwargs="
             f"{payload['arch_kwargs']}, the run asks arch={arch} arch_kwargs={arch_kwargs}; "
             "set the run's network to the checkpoint's")
+    if any_rules:
+        return _transferred(path, payload, rules)
     try:
         return policy_from(payload, path, rules).state_dict()
+    except CheckpointMismatch as e:
+        raise WarmStartRefused(f"init_from: {e}") from None
+
+
+def _transferred(path: Path, payload: dict[str, Any], rules: Rules) -> dict[str, torch.Tensor]:
+    """The weights of a checkpoint for any rules whose network has this run's shape."""
+    saved = Rules.from_dict(payload["rules"])
+    sizes = {"observation": (observation_size(saved), observation_size(rules)),
+             "action": (action_layout(saved).size, action_layout(rules).size)}
+    for what, (theirs, ours) in sizes.items():
+        if theirs != ours:
+            raise WarmStartRefused(f"init_from: {path} has {theirs} {what} entries, this run "
+                                   f"{ours} (its rules seat {saved.players})")
+    try:
+        return policy_from(payload, path).state_dict()
     except CheckpointMismatch as e:
         raise WarmStartRefused(f"init_from: {e}") from None
