@@ -35,8 +35,8 @@ and beats the champion itself two games in three; searching every discard
 loses to the champion alone, and a learned-value leaf gains nothing.
 
 The budget is set in the name: ``expert`` is ``expert:worlds=8,candidates=3,
-horizon=40,win_bonus=100,trust=1.0,draws=0,sure=0.9,guide=auto``; any of these
-can be given, e.g. ``expert:worlds=32`` or ``expert:guide=sharp``. The agent
+horizon=40,win_bonus=100,trust=1.0,draws=0,sure=0.9,guide=auto,rivals=guide``; any of
+these can be given, e.g. ``expert:worlds=32`` or ``expert:guide=sharp``. The agent
 sees only the ``Decision`` (mask and the acting seat's view).
 """
 
@@ -77,6 +77,9 @@ ROLLOUT_PARAMS = SharpParams(stock_samples=1, candidates=2)
 GUIDES = ("auto", "champion", "sharp")
 """``auto``: the champion trained for the rules when one ships, else Sharp."""
 
+RIVALS = ("guide", "mixed")
+"""Who plays the other seats in the play-outs (``ExpertBudget.rivals``)."""
+
 
 @dataclass(frozen=True)
 class ExpertBudget:
@@ -101,10 +104,14 @@ class ExpertBudget:
     probability are not searched."""
     guide: str = "auto"
     """Who proposes and plays out: ``auto``, ``champion`` or ``sharp`` (``GUIDES``)."""
+    rivals: str = "guide"
+    """Who plays the other seats in the play-outs: ``guide`` (the guide, as the searching
+    seat), or ``mixed``: in every other world a fast copy of Sharp, so the search weighs
+    its choices against two kinds of opponent."""
 
     LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
               "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1), "sure": (0, 1),
-              "guide": GUIDES}
+              "guide": GUIDES, "rivals": RIVALS}
 
     @classmethod
     def parse(cls, options: str) -> ExpertBudget:
@@ -242,6 +249,8 @@ class ExpertAgent:
         self.budget = budget or ExpertBudget()
         self.name = self.budget.spec()
         self.guide = make_guide(rules, seed, self.budget)
+        self.rival = (SharpAgent(rules, seed + 3, ROLLOUT_PARAMS)
+                      if self.budget.rivals == "mixed" else None)
         self.rng = np.random.default_rng([seed, 2])
 
     def act(self, decision: Decision) -> np.ndarray:
@@ -272,7 +281,8 @@ class ExpertAgent:
         state = worlds.select(row[keep] * w + world[keep])
         step_inplace(self.rules, state, first[keep], auto_deal=False)
         value = np.zeros(r * c * w)
-        value[keep] = self.play_out(state, view.seat[row[keep]].astype(np.int64))
+        value[keep] = self.play_out(state, view.seat[row[keep]].astype(np.int64),
+                                    world[keep] % 2 == 1)
         value = value.reshape(r, c, w)
         gain = value - value[:, :1]  # paired with the guide's choice world by world
         mean = gain.mean(axis=2)
@@ -283,8 +293,9 @@ class ExpertAgent:
         sure = mean[at, best] > self.budget.trust * spread[at, best]
         return candidates[at, np.where(sure, best, 0)]
 
-    def play_out(self, state: State, me: np.ndarray) -> np.ndarray:
-        """float [B]: the value for seat ``me[b]`` of playing game b on to the hand's end."""
+    def play_out(self, state: State, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
+        """float [B]: the value for seat ``me[b]`` of playing game b on to the hand's end
+        (with ``rivals=mixed``, Sharp plays the other seats of the ``odd_world`` games)."""
         rules = self.rules
         value = np.zeros(state.batch_size)
         index = np.arange(state.batch_size)  # original row of each row still playing
@@ -300,6 +311,11 @@ class ExpertAgent:
             mask = legal_mask(rules, state)
             view = player_view(rules, state)
             actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
+            if self.rival is not None:
+                theirs = np.flatnonzero(odd_world[index] & (state.current_player != me[index]))
+                if theirs.size:
+                    actions[theirs] = self.rival.act(Decision(
+                        rules=rules, mask=mask[theirs], view=select_view(view, theirs)))
             step_inplace(rules, state, actions, auto_deal=False, mask=mask)
         all_rows = np.arange(state.batch_size)
         value[index] = self.score(state, all_rows, me[index], finished=False)

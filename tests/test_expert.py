@@ -72,6 +72,7 @@ def test_spec_sets_the_budget():
     ("expert:trust=x", "number"),
     ("expert:guide=oracle", "one of auto, champion, sharp"),
     ("expert:sure=2", "outside"),
+    ("expert:rivals=crowd", "one of guide, mixed"),
 ])
 def test_bad_specs_say_why_in_one_line(spec, reason):
     with pytest.raises(ValueError, match=reason) as e:
@@ -135,16 +136,34 @@ def test_every_choice_is_legal(preset, players):
 
 
 # ----------------------------------------------------------------------------- no peeking
-@pytest.mark.parametrize("preset, players", [("standard", 2), ("standard", 3), ("jokers", 3)])
-def test_expert_does_not_peek_at_hidden_cards(preset, players):
+@pytest.mark.parametrize("preset, players, spec", [
+    ("standard", 2, TINY), ("standard", 3, TINY), ("jokers", 3, TINY),
+    ("standard", 2, TINY + ",rivals=mixed"),
+])
+def test_expert_does_not_peek_at_hidden_cards(preset, players, spec):
     rules = Rules.from_dict({"preset": preset, "players": players})
     state = positions(rules, 32, seed=11)
     other = redeal_hidden(rules, state, np.random.default_rng(5))
     assert not np.array_equal(other.hand, state.hand) or not np.array_equal(
         other.stock, state.stock)
-    a = decide(rules, state, make_agent(TINY, rules, seed=4))
-    b = decide(rules, other, make_agent(TINY, rules, seed=4))
+    a = decide(rules, state, make_agent(spec, rules, seed=4))
+    b = decide(rules, other, make_agent(spec, rules, seed=4))
     assert np.array_equal(a, b)
+
+
+def test_mixed_rivals_play_sharp_in_every_other_world():
+    """With ``rivals=mixed`` the searched choices differ from the guide-only search's on
+    the same positions and random stream (Sharp's play-outs are other play-outs), and
+    every choice is still legal."""
+    rules = Rules()
+    state = positions(rules, 48, seed=13)
+    mask = legal_mask(rules, state)
+    plain = decide(rules, state, make_agent("expert:worlds=4,horizon=30", rules, seed=4))
+    mixed_agent = make_agent("expert:worlds=4,horizon=30,rivals=mixed", rules, seed=4)
+    assert mixed_agent.rival is not None
+    mixed = decide(rules, state, mixed_agent)
+    assert mask[np.arange(state.batch_size), mixed].all()
+    assert not np.array_equal(plain, mixed)
 
 
 # ----------------------------------------------------------------------------- worlds
