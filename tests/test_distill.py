@@ -6,8 +6,10 @@ Tiny budgets and one game: these check the contract, never strength.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -85,3 +87,21 @@ def test_bad_input_is_refused_in_one_line(args, reason, tmp_path: Path):
     assert reason in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "distilled.pt").exists()
+
+
+def test_an_interrupted_collection_keeps_its_labels(tmp_path: Path):
+    """Ctrl-C while playing: one line naming where the labels are, and they load."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "train.distill", "--out", str(out), "--games", "1000",
+         "--expert", TINY, "--opponents", "sharp"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    time.sleep(8)  # some games under way
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "labels.npz" in stderr
+    assert Labels.load(out / "labels.npz").size > 0

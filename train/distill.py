@@ -111,19 +111,24 @@ def collect(rules: Rules, expert_spec: str, opponents: list[str], games: int, se
     rivals: list[Agent] = [make_agent(name, rules, seed + 1 + i)
                            for i, name in enumerate(opponents)]
     first_deal = 0
-    for played in range(0, games, chunk):
-        n = min(chunk, games - played)
-        for k, rival in enumerate(rivals):
-            lineups, deals = match_games(2, rules.players, n, duplicate=True,
-                                         first_deal=first_deal)
-            play_games(rules, [labeller, rival], lineups, deals, seed + 1000 * k,
-                       progress=False)
-        first_deal += -(-n // 2)
-        labels = labeller.labels()
-        labels.save(out)
-        print(f"distill: {played + n}/{games} games per opponent, {labels.size} decisions "
-              f"kept ({labels.searched.sum()} searched, {labels.changed.sum()} changed)",
-              flush=True)
+    try:
+        for played in range(0, games, chunk):
+            n = min(chunk, games - played)
+            for k, rival in enumerate(rivals):
+                lineups, deals = match_games(2, rules.players, n, duplicate=True,
+                                             first_deal=first_deal)
+                play_games(rules, [labeller, rival], lineups, deals, seed + 1000 * k,
+                           progress=False)
+            first_deal += -(-n // 2)
+            labels = labeller.labels()
+            labels.save(out)
+            print(f"distill: {played + n}/{games} games per opponent, {labels.size} "
+                  f"decisions kept ({labels.searched.sum()} searched, "
+                  f"{labels.changed.sum()} changed)", flush=True)
+    except KeyboardInterrupt:
+        if labeller.parts:  # the decisions of the games under way are kept too
+            labeller.labels().save(out)
+        raise
     return labeller.labels()
 
 
@@ -195,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as e:
         print(f"distill: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"distill: interrupted; the decisions played so far are in "
+              f"{Path(args.out) / 'labels.npz'} (fit them with --labels)", file=sys.stderr)
+        return 130
 
 
 def run(args: argparse.Namespace) -> int:
