@@ -195,6 +195,10 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
 
 def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.ndarray) -> None:
     """Raise ``ValueError`` for the first live game whose action is out of range or masked."""
+    if actions.shape[0] == 1:  # one game: two comparisons
+        a = int(actions[0])
+        if not live[0] or (0 <= a < action_ids.size and mask[0, a]):
+            return
     bad = (live & ~action_ids.legal(mask, actions)).nonzero()[0]
     if bad.size:
         g = int(bad[0])
