@@ -107,7 +107,8 @@ class ExpertBudget:
     rivals: str = "guide"
     """Who plays the other seats in the play-outs: ``guide`` (the guide, as the searching
     seat), or ``mixed``: in every other world a fast copy of Sharp, so the search weighs
-    its choices against two kinds of opponent."""
+    a champion guide's choices against two kinds of opponent (with the Sharp guide the
+    two are the same)."""
 
     LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
               "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1), "sure": (0, 1),
@@ -249,8 +250,8 @@ class ExpertAgent:
         self.budget = budget or ExpertBudget()
         self.name = self.budget.spec()
         self.guide = make_guide(rules, seed, self.budget)
-        self.rival = (SharpAgent(rules, seed + 3, ROLLOUT_PARAMS)
-                      if self.budget.rivals == "mixed" else None)
+        mixed = self.budget.rivals == "mixed" and isinstance(self.guide, PolicyGuide)
+        self.rival = SharpAgent(rules, seed + 3, ROLLOUT_PARAMS) if mixed else None
         self.rng = np.random.default_rng([seed, 2])
 
     def act(self, decision: Decision) -> np.ndarray:
