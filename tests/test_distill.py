@@ -89,19 +89,22 @@ def test_bad_input_is_refused_in_one_line(args, reason, tmp_path: Path):
     assert not (tmp_path / "out" / "distilled.pt").exists()
 
 
-def test_an_interrupted_collection_keeps_its_labels(tmp_path: Path):
-    """Ctrl-C while playing: one line naming where the labels are, and they load."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_collection_keeps_its_labels(sig, tmp_path: Path):
+    """Ctrl-C or SIGTERM while playing: one line naming where the labels are, and they
+    load (even where the shell started the program with SIGINT ignored)."""
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "train.distill", "--out", str(out), "--games", "1000",
          "--expert", TINY, "--opponents", "sharp"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     deadline = time.monotonic() + 120
     while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
     time.sleep(8)  # some games under way
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == 128 + sig, stderr
     assert len(stderr.strip().splitlines()) == 1 and "labels.npz" in stderr
     assert Labels.load(out / "labels.npz").size > 0

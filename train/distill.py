@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -179,7 +180,21 @@ def fit(policy: torch.nn.Module, labels: Labels, epochs: int, lr: float, seed: i
     return history
 
 
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM while collecting (raised at once; the labels so far are saved)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _stop(number: int, frame: object) -> None:
+    raise Stopped(number)
+
+
 def main(argv: list[str] | None = None) -> int:
+    for number in (signal.SIGINT, signal.SIGTERM):  # also where a shell left SIGINT ignored
+        signal.signal(number, _stop)
     parser = argparse.ArgumentParser(prog="python -m train.distill",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="folder for labels.npz and distilled.pt")
@@ -200,10 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as e:
         print(f"distill: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"distill: interrupted; the decisions played so far are in "
+    except KeyboardInterrupt as e:
+        number = e.number if isinstance(e, Stopped) else signal.SIGINT
+        print(f"distill: {signal.Signals(number).name}: the decisions played so far are in "
               f"{Path(args.out) / 'labels.npz'} (fit them with --labels)", file=sys.stderr)
-        return 130
+        return 128 + number
 
 
 def run(args: argparse.Namespace) -> int:
