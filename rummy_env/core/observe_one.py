@@ -13,11 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import JOKER, N_RANKS
-from .lookup import lookup_tables
 from .observation import PILE_TOP, _encode_plan
 from .patterns import KIND_RUN, KIND_SET
 from .rules import Rules
-from .scoring import _slot_points_table
+from .scoring import slot_points
 from .state import State
 from .table import SLOT_CARD
 
@@ -72,12 +71,8 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0) -> np.ndarr
             for a in at:
                 np.add.at(obs, a, 1.0)
             obs[col["table_meld"] + card[::-1]] = meld_share[::-1]
-        shape = (kind == KIND_RUN) * (1 + (state.meld_start[row, m] != 0))
-        slot_points = _slot_points_table(rules)[shape, key, j]
-        joker_points = lookup_tables(rules).joker_points
-        if joker_points >= 0:
-            slot_points = np.where(joker, joker_points, slot_points)
-        points = np.bincount(by, weights=slot_points, minlength=p)
+        points = np.bincount(by, minlength=p, weights=slot_points(
+            rules, kind, state.meld_start[row, m], key, j, joker))
         melds = obs[col["melds"]: col["melds"] + 3 * used].reshape(used, 3)
         melds[:, 0] = kinds == KIND_SET
         melds[:, 1] = kinds == KIND_RUN

@@ -45,13 +45,20 @@ def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
         """The [B, M] table array ``a`` at each filled slot's meld."""
         return a.reshape(-1)[meld]
 
-    shape = (of_meld(state.meld_kind) == KIND_RUN) * (1 + (of_meld(state.meld_start) != 0))
-    pts = _slot_points_table(rules)[shape, of_meld(state.meld_key), j]
-    joker_points = lookup_tables(rules).joker_points
-    if joker_points >= 0:
-        pts = np.where(state.meld_joker.reshape(-1)[slot], joker_points, pts)
+    pts = slot_points(rules, of_meld(state.meld_kind), of_meld(state.meld_start),
+                      of_meld(state.meld_key), j, state.meld_joker.reshape(-1)[slot])
     owner = r * p + state.meld_by.reshape(-1)[slot]
     return np.bincount(owner, weights=pts, minlength=n * p).reshape(n, p).astype(np.int32)
+
+
+def slot_points(rules: Rules, kind: np.ndarray, start: np.ndarray, key: np.ndarray,
+                j: np.ndarray, joker: np.ndarray) -> np.ndarray:
+    """[k]: points of k filled table slots, each given its meld's kind, start and key, its
+    slot j and whether a joker fills it (a joker scores ``joker_points`` where set)."""
+    shape = (kind == KIND_RUN) * (1 + (start != 0))
+    pts = _slot_points_table(rules)[shape, key, j]
+    joker_points = lookup_tables(rules).joker_points
+    return np.where(joker, joker_points, pts) if joker_points >= 0 else pts
 
 
 def hand_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:

@@ -58,6 +58,10 @@ def hand_truncated(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
 def top_scorer(scores: np.ndarray) -> np.ndarray:
     """int64 [n]: the seat with the highest of each row of hand ``scores`` [n, P], -1 on a tie
     (the winner of a hand, as ``hand`` episodes pay it)."""
+    if scores.shape[0] == 1:  # one game: plain Python
+        row = scores[0].tolist()
+        best_one = max(row)
+        return np.array([row.index(best_one) if row.count(best_one) == 1 else -1], np.int64)
     best = scores.max(axis=1, keepdims=True)
     unique_top = (scores == best).sum(axis=1) == 1
     return np.where(unique_top, scores.argmax(axis=1), -1).astype(np.int64)

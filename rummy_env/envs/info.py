@@ -31,6 +31,8 @@ import numpy as np
 
 from rummy_env.core import State
 
+from .episode import top_scorer
+
 INFO_KEYS = ("winner", "hand_winner", "game_winner", "totals", "hand_scores", "hands", "length",
              "illegal_action")
 """The keys of every info dict of the single-game envs, in this order."""
@@ -43,11 +45,9 @@ def game_info(state: State, *, winner: int, length: int,
     Before any hand ended the hand scores are all zero, a tie: ``hand_winner`` is -1.
     """
     hand_scores = state.hand_scores[0].astype(np.int64)
-    scores = hand_scores.tolist()  # one game: plain Python, as episode.top_scorer of a row
-    best = max(scores)
     return {
         "winner": int(winner),
-        "hand_winner": scores.index(best) if scores.count(best) == 1 else -1,
+        "hand_winner": int(top_scorer(hand_scores[None])[0]),
         "game_winner": int(state.winner[0]),
         "totals": state.totals[0].astype(np.int64),
         "hand_scores": hand_scores,
