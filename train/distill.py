@@ -31,7 +31,6 @@ import numpy as np
 import torch
 
 from agents.base import Agent, Decision
-from agents.distributions import MaskedCategorical
 from agents.expert import ExpertAgent, select_view
 from agents.registry import make_agent
 from eval.arena import match_games, play_games
@@ -92,7 +91,7 @@ class LabellingExpert:
         if rows.size:
             view = select_view(decision.view, rows)
             self.parts.append(Labels(
-                obs=encode(decision.rules, view), mask=decision.mask[rows].astype(bool),
+                obs=encode(decision.rules, view), mask=decision.mask[rows],
                 action=choice.action[rows], proposed=choice.proposed[rows],
                 searched=searched[rows]))
         return choice.action
@@ -138,11 +137,9 @@ def agreement(policy: torch.nn.Module, labels: Labels, rows: np.ndarray) -> floa
     if rows.size == 0:
         return float("nan")
     with torch.no_grad():
-        obs = torch.as_tensor(labels.obs[rows])
-        mask = torch.as_tensor(labels.mask[rows])
-        dist = MaskedCategorical(policy.actor(policy.features(obs)), mask)
-        chosen = dist.probs.argmax(dim=-1).numpy()
-    return float((chosen == labels.action[rows]).mean())
+        chosen, *_ = policy.get_action_and_value(torch.as_tensor(labels.obs[rows]),
+                                                 torch.as_tensor(labels.mask[rows]), greedy=True)
+    return float((chosen.numpy() == labels.action[rows]).mean())
 
 
 def fit(policy: torch.nn.Module, labels: Labels, epochs: int, lr: float, seed: int,
@@ -163,11 +160,10 @@ def fit(policy: torch.nn.Module, labels: Labels, epochs: int, lr: float, seed: i
         losses = []
         for start in range(0, train.size, batch):
             rows = train[start: start + batch]
-            obs = torch.as_tensor(labels.obs[rows])
-            mask = torch.as_tensor(labels.mask[rows])
-            action = torch.as_tensor(labels.action[rows])
-            dist = MaskedCategorical(policy.actor(policy.features(obs)), mask)
-            loss = -dist.log_prob(action).mean()
+            _, log_prob, _, _ = policy.get_action_and_value(
+                torch.as_tensor(labels.obs[rows]), torch.as_tensor(labels.mask[rows]),
+                torch.as_tensor(labels.action[rows]))
+            loss = -log_prob.mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
