@@ -212,6 +212,15 @@ def best_meld(ct: HeuristicTables, hand: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 # ----------------------------------------------------------------------------- views
+def row_counts(rows: np.ndarray, cards: np.ndarray, n: int) -> np.ndarray:
+    """int8 [n, 53]: how often each card id occurs per row in the pairs (rows[i], cards[i]);
+    ids of 53 and above are dropped. One ``bincount``, far cheaper than ``np.add.at``."""
+    width = N_CARD_IDS + 1
+    flat = rows.astype(np.int64) * width + np.minimum(cards, N_CARD_IDS)
+    counts = np.bincount(flat, minlength=n * width).reshape(n, width)
+    return counts[:, :N_CARD_IDS].astype(np.int8)
+
+
 def table_counts(view: PlayerView) -> np.ndarray:
     """int8 [n, 53]: copies of each card on the table (a joker counts as a joker)."""
     n, m = view.meld_kind.shape
@@ -221,10 +230,8 @@ def table_counts(view: PlayerView) -> np.ndarray:
     card = np.where(kind == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
     filled = view.meld_by >= 0
     card = np.where(view.meld_joker, N_NATURAL, card)
-    out = np.zeros((n, N_CARD_IDS + 1), np.int16)
     rows = np.broadcast_to(np.arange(n)[:, None, None], card.shape)
-    np.add.at(out, (rows[filled], card[filled]), 1)
-    return out[:, :N_CARD_IDS].astype(np.int8)
+    return row_counts(rows[filled], card[filled], n)
 
 
 def pile_counts(view: PlayerView) -> np.ndarray:
@@ -232,9 +239,8 @@ def pile_counts(view: PlayerView) -> np.ndarray:
     n, width = view.pile.shape
     in_pile = np.arange(width)[None, :] < view.pile_size[:, None]
     cards = np.where(in_pile, view.pile, N_CARD_IDS).astype(np.int64)
-    out = np.zeros((n, N_CARD_IDS + 1), np.int16)
-    np.add.at(out, (np.broadcast_to(np.arange(n)[:, None], cards.shape), cards), 1)
-    return out[:, :N_CARD_IDS].astype(np.int8)
+    rows = np.broadcast_to(np.arange(n)[:, None], cards.shape)
+    return row_counts(rows.ravel(), cards.ravel(), n)
 
 
 def top_cards(view: PlayerView, depth: int = 1) -> np.ndarray:

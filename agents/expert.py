@@ -311,12 +311,16 @@ class ExpertAgent:
                 return value
             mask = legal_mask(rules, state)
             view = player_view(rules, state)
-            actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
-            if self.rival is not None:
-                theirs = np.flatnonzero(odd_world[index] & (state.current_player != me[index]))
-                if theirs.size:
-                    actions[theirs] = self.rival.act(Decision(
-                        rules=rules, mask=mask[theirs], view=select_view(view, theirs)))
+            if self.rival is None:
+                actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
+            else:
+                theirs = odd_world[index] & (state.current_player != me[index])
+                actions = np.empty(state.batch_size, np.int64)
+                for agent, rows in ((self.guide.rollout, np.flatnonzero(~theirs)),
+                                    (self.rival, np.flatnonzero(theirs))):
+                    if rows.size:
+                        actions[rows] = agent.act(Decision(
+                            rules=rules, mask=mask[rows], view=select_view(view, rows)))
             step_inplace(rules, state, actions, auto_deal=False, mask=mask)
         all_rows = np.arange(state.batch_size)
         value[index] = self.score(state, all_rows, me[index], finished=False)

@@ -45,6 +45,7 @@ from agents.cardsense import (
     melds_in_hand,
     melds_with,
     pile_counts,
+    row_counts,
     table_counts,
 )
 from rummy_env.core import (
@@ -59,6 +60,19 @@ from rummy_env.core import (
 )
 
 SET, UP, DOWN = 0, 1, 2
+
+
+def group_max(group: np.ndarray, value: np.ndarray, n: int) -> np.ndarray:
+    """float32 [n]: the largest ``value`` of each group 0..n-1 (-inf for a group with none):
+    one stable sort and ``maximum.reduceat``, far cheaper than ``np.maximum.at``."""
+    best = np.full(n, -np.inf, np.float32)
+    if group.size == 0:
+        return best
+    order = np.argsort(group, kind="stable")
+    present = np.bincount(group, minlength=n) > 0
+    starts = np.searchsorted(group[order], np.flatnonzero(present))
+    best[present] = np.maximum.reduceat(value[order], starts)
+    return best
 
 
 @dataclass(frozen=True)
@@ -388,9 +402,8 @@ class SharpAgent:
             size = view.pile_size[rows[tr]].astype(np.int64)
             pos = np.arange(pile.shape[1])[None, :]
             taken = (pos >= (size - depth)[:, None]) & (pos < size[:, None])
-            hand = ctx.hand[rows[tr]].copy()
             rr = np.broadcast_to(np.arange(tr.size)[:, None], pile.shape)[taken]
-            np.add.at(hand, (rr, pile[taken]), 1)
+            hand = ctx.hand[rows[tr]] + row_counts(rr, pile[taken], tr.size)
             deepest = pile[np.arange(tr.size), size - depth]
             owe = (depth >= 2) | self.rules.top_card_must_meld
             opt_row.append(tr)
@@ -465,8 +478,7 @@ class SharpAgent:
         owed = np.full(cand_row.size, -1)
         nd = decision.view.no_discard[grow].astype(np.int64)
         value = points + self.evaluate(ctx, grow, hands, fits, owed, nd, melded=made)
-        best = np.full(rows.size, -np.inf, np.float32)
-        np.maximum.at(best, cand_row, value)
+        best = group_max(cand_row, value, rows.size)
         is_best = value >= best[cand_row]
         choice = np.full(rows.size, -1, np.int64)
         choice[cand_row[is_best][::-1]] = cand_action[is_best][::-1]  # first best wins
@@ -489,8 +501,7 @@ class SharpAgent:
         feeds_fit = ctx.next_fits[grow, cc]
         feeds_known = melds_with(self.tables, cc, ctx.next_known[grow])
         value -= prm.feed_fit * v * feeds_fit + prm.feed_known * (v + 10.0) * feeds_known
-        best = np.full(rows.size, -np.inf, np.float32)
-        np.maximum.at(best, cr, value)
+        best = group_max(cr, value, rows.size)
         is_best = value >= best[cr]
         choice = np.full(rows.size, -1, np.int64)
         choice[cr[is_best][::-1]] = action_ids.DISCARD + cc[is_best][::-1]

@@ -243,3 +243,23 @@ def test_views_of_redealt_positions_match():
     for field in ("hand", "hand_sizes", "known", "pile", "stock_size", "meld_by"):
         assert np.array_equal(getattr(va, field), getattr(vb, field)), field
     assert va.hand[:, N_NATURAL:].sum() == 0
+
+
+def test_sharp_group_max_and_card_counts_agree_with_the_slow_numpy_forms():
+    """Sharp's per-group maximum and per-row card counts give what ``np.maximum.at`` and
+    ``np.add.at`` give, empty groups and padding ids included."""
+    from agents.cardsense import row_counts
+    from agents.sharp import group_max
+
+    rng = np.random.default_rng(5)
+    for n in (1, 7, 40):
+        group = rng.integers(0, n, size=3 * n)
+        value = rng.normal(size=group.size).astype(np.float32)
+        slow = np.full(n, -np.inf, np.float32)
+        np.maximum.at(slow, group, value)
+        assert np.array_equal(group_max(group, value, n), slow)
+        cards = rng.integers(0, 60, size=group.size)
+        slow_counts = np.zeros((n, 61), np.int64)
+        np.add.at(slow_counts, (group, cards), 1)
+        assert np.array_equal(row_counts(group, cards, n), slow_counts[:, :53])
+    assert np.all(group_max(np.zeros(0, np.int64), np.zeros(0, np.float32), 3) == -np.inf)
