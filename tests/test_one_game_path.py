@@ -16,7 +16,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rummy_env.core import State, init, legal_mask, observe, sample_legal, step_inplace
+from rummy_env.core import (
+    Rules,
+    State,
+    init,
+    layoff_fits,
+    legal_mask,
+    legal_mask_one,
+    observe,
+    sample_legal,
+    step_inplace,
+)
+from rummy_env.core.mask_one import supports
 from rummy_env.envs.aec import raw_env
 from rummy_env.envs.one_game_mask import OneGameMask
 
@@ -93,4 +104,24 @@ def test_the_kept_table_never_goes_stale(preset: str) -> None:
         while not state.game_over[0]:
             want = legal_mask(rules, state)
             assert np.array_equal(masks(state), want)
+            step_inplace(rules, state, sample_legal(want, rng), mask=want)
+
+
+@pytest.mark.parametrize("flags", [
+    {}, {"preset": "web"}, {"discard_required": True}, {"layoff_requires_meld": True},
+    {"keep_taken": True}, {"top_card_must_meld": True}, {"top_card_must_meld": True, "dig": False},
+    {"wrap": True}, {"ace_high": False}, {"decks": 2, "players": 3}, {"players": 5},
+    {"discard_required": True, "layoff_requires_meld": True, "keep_taken": True, "players": 3},
+], ids=lambda flags: ",".join(f"{k}={v}" for k, v in flags.items()) or "standard")
+def test_the_plain_one_game_mask_equals_the_batched_mask(flags: dict) -> None:
+    """``legal_mask_one`` (plain Python, no jokers) offers exactly what ``legal_mask`` does at
+    every step of whole random games, for each rule that shapes the mask."""
+    rules = Rules.from_dict(flags)
+    assert supports(rules)
+    rng = np.random.default_rng(3)
+    for game in range(3):
+        state = init(rules, 40 + game, 1)
+        while not state.game_over[0]:
+            want = legal_mask(rules, state)
+            assert np.array_equal(legal_mask_one(rules, state, layoff_fits(rules, state)), want)
             step_inplace(rules, state, sample_legal(want, rng), mask=want)

@@ -5,14 +5,15 @@ swap changes no meld's shape. So the hand's number, the meld count and the slots
 in use name the table of one game's trajectory, and what it accepts
 (``layoff_fits``, a fifth of the mask's cost for one game) is worked out only when
 they change. The cache holds the state it was made for: any other state, a reset's
-new one included, is worked out afresh.
+new one included, is worked out afresh. The mask itself is ``legal_mask_one``'s
+plain-Python path where the rules have one (no jokers).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core import Rules, State, layoff_fits, legal_mask
+from rummy_env.core import Rules, State, layoff_fits, legal_mask_one
 
 
 class OneGameMask:
@@ -29,4 +30,4 @@ class OneGameMask:
         if state is not self._state or table != self._table:
             self._state, self._table = state, table
             self._fits = layoff_fits(self.rules, state)
-        return legal_mask(self.rules, state, fits=self._fits)
+        return legal_mask_one(self.rules, state, self._fits)
