@@ -29,7 +29,7 @@ from rummy_env.core import (
 )
 from rummy_env.core.mask_one import supports
 from rummy_env.envs.aec import raw_env
-from rummy_env.envs.one_game_mask import OneGameMask
+from rummy_env.envs.one_game_mask import OneGameMask, OneGameObserver
 
 PRESETS = sorted(p.stem for p in (Path(__file__).parents[1] / "configs" / "rules").glob("*.yaml"))
 STEPS = 260
@@ -93,17 +93,20 @@ def test_aec_game_equals_the_batched_engine(preset: str, players: int) -> None:
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_the_kept_table_never_goes_stale(preset: str) -> None:
-    """The one-game envs' mask, which keeps what the table accepts between steps, equals
-    the mask worked out afresh at every step of whole games, through new hands and new
-    games (a new state each, as a reset makes)."""
+    """The one-game envs' mask and observations, which keep what the table accepts and
+    shows between steps, equal those worked out afresh at every step of whole games,
+    through new hands and new games (a new state each, as a reset makes)."""
     rules = raw_env(preset=preset, players=3).rules
-    masks = OneGameMask(rules)
+    masks, observer = OneGameMask(rules), OneGameObserver(rules)
     rng = np.random.default_rng(7)
     for game in range(4):
         state = init(rules, game, 1)
         while not state.game_over[0]:
             want = legal_mask(rules, state)
             assert np.array_equal(masks(state), want)
+            for seat in (int(state.current_player[0]), int(rng.integers(3))):
+                fresh = observe(rules, state, np.array([seat]))[0]
+                assert observer(state, seat).tobytes() == fresh.tobytes()
             step_inplace(rules, state, sample_legal(want, rng), mask=want)
 
 

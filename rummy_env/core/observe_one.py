@@ -10,6 +10,8 @@ every preset); the AEC and Gymnasium envs call it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .cards import JOKER, N_RANKS
@@ -21,8 +23,62 @@ from .state import State
 from .table import SLOT_CARD
 
 
-def observe_one(rules: Rules, state: State, seat: int, row: int = 0) -> np.ndarray:
-    """float32 [D]: the observation of absolute ``seat`` in game ``row`` of ``state``."""
+class TablePart(NamedTuple):
+    """What one game's table writes into one seat's observation (``table_part``)."""
+
+    columns: np.ndarray
+    """int64 [k]: the observation columns the table sets (table_* and melds blocks)."""
+    values: np.ndarray
+    """float32 [k]: their values."""
+    points: list[float]
+    """Points each absolute seat has on the table this hand."""
+
+
+def table_part(rules: Rules, state: State, seat: int, row: int = 0) -> TablePart:
+    """The table's columns of ``seat``'s observation in game ``row``: they change only when a
+    meld, lay-off or joker swap changes the table, so a one-game env may keep them."""
+    plan = _encode_plan(rules)
+    col, p = plan.col, rules.players
+    n_melds = state.meld_kind.shape[1]
+    used = int(state.n_melds[row])
+    if not used:
+        return TablePart(np.zeros(0, np.int64), np.zeros(0, np.float32), [0.0] * p)
+    # Each filled slot is one declared card laid by one seat (a few 1-D operations over
+    # the filled slots: a table holds dozens, too many for a loop).
+    obs = np.zeros(plan.size, np.float32)
+    kinds, keys = state.meld_kind[row, :used], state.meld_key[row, :used]
+    by_all = state.meld_by[row, :used]
+    m, j = np.nonzero(by_all >= 0)
+    kind, key, by = kinds[m], keys[m], by_all[m, j]
+    card = SLOT_CARD[kind, key, j]
+    is_set = kind == KIND_SET
+    joker = state.meld_joker[row, :used][m, j]
+    at = [card + np.where(is_set, col["table_set"], col["table_run"]),
+          card + plan.by_col[(by - seat) % p]]
+    if rules.n_jokers:
+        at.append(card[joker] + col["table_joker"])
+    meld_share = (m + 1) / n_melds
+    if plan.distinct:
+        obs[np.concatenate(at)] = 1.0
+        obs[col["table_meld"] + card] = meld_share  # as the batch: the later one is kept
+    else:  # copies add up; the oldest meld holding a card gives its share
+        for a in at:
+            np.add.at(obs, a, 1.0)
+        obs[col["table_meld"] + card[::-1]] = meld_share[::-1]
+    points = np.bincount(by, minlength=p, weights=slot_points(
+        rules, kind, state.meld_start[row, m], key, j, joker))
+    melds = obs[col["melds"]: col["melds"] + 3 * used].reshape(used, 3)
+    melds[:, 0] = kinds == KIND_SET
+    melds[:, 1] = kinds == KIND_RUN
+    melds[:, 2] = state.meld_len[row, :used] / N_RANKS
+    columns = np.flatnonzero(obs)
+    return TablePart(columns, obs[columns], points.tolist())
+
+
+def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
+                table: TablePart | None = None) -> np.ndarray:
+    """float32 [D]: the observation of absolute ``seat`` in game ``row`` of ``state``;
+    ``table``: its ``table_part`` when the caller keeps it."""
     plan = _encode_plan(rules)
     col, deck, c = plan.col, plan.deck, JOKER + 1
     p = rules.players
@@ -46,37 +102,10 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0) -> np.ndarr
             obs[pile_col + card] += 1.0
         obs[depth_col + card] = depth / deck  # the later (higher) copy overwrites
 
-    # The table: each filled slot is one declared card laid by one seat (a few 1-D
-    # operations over the filled slots: a table holds dozens, too many for a loop).
-    n_melds = state.meld_kind.shape[1]
-    used = int(state.n_melds[row])
-    points = np.zeros(p)  # absolute seats
-    if used:
-        kinds, keys = state.meld_kind[row, :used], state.meld_key[row, :used]
-        by_all = state.meld_by[row, :used]
-        m, j = np.nonzero(by_all >= 0)
-        kind, key, by = kinds[m], keys[m], by_all[m, j]
-        card = SLOT_CARD[kind, key, j]
-        is_set = kind == KIND_SET
-        joker = state.meld_joker[row, :used][m, j]
-        at = [card + np.where(is_set, col["table_set"], col["table_run"]),
-              card + plan.by_col[(by - seat) % p]]
-        if rules.n_jokers:
-            at.append(card[joker] + col["table_joker"])
-        meld_share = (m + 1) / n_melds
-        if plan.distinct:
-            obs[np.concatenate(at)] = 1.0
-            obs[col["table_meld"] + card] = meld_share  # as the batch: the later one is kept
-        else:  # copies add up; the oldest meld holding a card gives its share
-            for a in at:
-                np.add.at(obs, a, 1.0)
-            obs[col["table_meld"] + card[::-1]] = meld_share[::-1]
-        points = np.bincount(by, minlength=p, weights=slot_points(
-            rules, kind, state.meld_start[row, m], key, j, joker))
-        melds = obs[col["melds"]: col["melds"] + 3 * used].reshape(used, 3)
-        melds[:, 0] = kinds == KIND_SET
-        melds[:, 1] = kinds == KIND_RUN
-        melds[:, 2] = state.meld_len[row, :used] / N_RANKS
+    if table is None:
+        table = table_part(rules, state, seat, row)
+    obs[table.columns] = table.values
+    points = table.points
 
     # One-hot blocks: phase, to play, dealer (relative), owed and no_discard when set.
     phase_col, to_play_col, dealer_col, owed_col, no_discard_col = plan.hot_starts.tolist()
@@ -100,7 +129,7 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0) -> np.ndarr
 
     # The numbers: hand_sizes .. melded, then turn and hand_number, over their divisors.
     numbers = [*state.hand_size[row, order].tolist(), int(state.stock_size[row]), pile_size,
-               *points[order].tolist(), *state.totals[row, order].tolist(),
+               *[points[s] for s in order], *state.totals[row, order].tolist(),
                *state.melded[row, order].tolist()]
     k = len(numbers)
     obs[col["hand_sizes"]: col["hand_sizes"] + k] = np.divide(numbers, plan.numbers[:k])

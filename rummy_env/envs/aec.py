@@ -83,14 +83,13 @@ from rummy_env.core import (
     init,
     observation_bounds,
     observation_size,
-    observe_one,
     step_inplace,
 )
 
 from .episode import auto_deal, outcome
 from .info import game_info
 from .inputs import action_id, check_seed
-from .one_game_mask import OneGameMask
+from .one_game_mask import OneGameMask, OneGameObserver
 from .options import configure
 from .render import render_text
 
@@ -149,6 +148,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self.action_spaces = {a: ActionSpace(self._n_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._legal_mask = OneGameMask(self.rules)
+        self._observe = OneGameObserver(self.rules)
 
     # -- spaces ------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -189,7 +189,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         seat = self._seat[agent]
         obs = self._obs_cache[seat]
         if obs is None:
-            obs = observe_one(self.rules, self._state, seat)
+            obs = self._observe(self._state, seat)
             self._obs_cache[seat] = obs
         # Only the seat to act has legal actions; a finished episode zeroes _mask_i8.
         if seat == self._current_player:

@@ -59,12 +59,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rummy_env.core import Rules, action_layout, init, observe_one, step_inplace
+from rummy_env.core import Rules, action_layout, init, step_inplace
 
 from .episode import auto_deal, outcome
 from .info import game_info
 from .inputs import action_id, check_seed
-from .one_game_mask import OneGameMask
+from .one_game_mask import OneGameMask, OneGameObserver
 from .opponents import UniformLegal, as_policy, opponent_list
 from .options import check_seat, configure, single_spaces
 from .render import render_text
@@ -97,6 +97,7 @@ class RummyGymEnv(gym.Env):
         self._mask: np.ndarray | None = None
         self._done_mask = np.zeros((1, self._layout.size), bool)
         self._legal_mask = OneGameMask(self.rules)
+        self._observe = OneGameObserver(self.rules)
         self._done_mask[0, TERMINAL_MASK_ACTION] = True
 
     # -- episode -----------------------------------------------------------------
@@ -182,7 +183,7 @@ class RummyGymEnv(gym.Env):
         return self._observation(), -1.0, True, False, info
 
     def _observation(self) -> np.ndarray:
-        return observe_one(self.rules, self._state, self.seat)
+        return self._observe(self._state, self.seat)
 
     def _info(self) -> dict[str, Any]:
         """The fixed keys: ``action_mask``, ``seat`` and those of ``rummy_env/envs/info.py``."""

@@ -1,19 +1,29 @@
-"""The legal mask of a one-game env, reusing what the table accepts while the table stands.
+"""What a one-game env keeps while the table stands: its mask's ``layoff_fits`` and the
+table's part of each seat's observation.
 
 Within a hand the table only grows: every meld and lay-off adds slots, and a joker
-swap changes no meld's shape. So the hand's number, the meld count and the slots
-in use name the table of one game's trajectory, and what it accepts
-(``layoff_fits``, a fifth of the mask's cost for one game) is worked out only when
-they change. The cache holds the state it was made for: any other state, a reset's
-new one included, is worked out afresh. The mask itself is ``legal_mask_one``'s
-plain-Python path where the rules have one (no jokers).
+swap puts a natural card where a joker was. So the game's key, the hand's number,
+the meld count, the slots in use and the jokers on the table name the table of one
+game's trajectory (``table_key``), and what it accepts (``layoff_fits``, a fifth of
+the mask's cost for one game) and what it shows (``table_part``, half of the
+observation's) are worked out only when it changes. Each cache holds the state it
+was made for: any other state, a reset's new one included, is worked out afresh.
+The mask itself is ``legal_mask_one``'s plain-Python path where the rules have one
+(no jokers).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core import Rules, State, layoff_fits, legal_mask_one
+from rummy_env.core import Rules, State, layoff_fits, legal_mask_one, observe_one
+from rummy_env.core.observe_one import TablePart, table_part
+
+
+def table_key(state: State) -> tuple[int, ...]:
+    """What names the table of game 0 along one trajectory (see the module docstring)."""
+    return (int(state.key[0]), int(state.hand_number[0]), int(state.n_melds[0]),
+            int(state.meld_len[0].sum()), int(state.meld_joker[0].sum()))
 
 
 class OneGameMask:
@@ -22,12 +32,31 @@ class OneGameMask:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self._state: State | None = None
-        self._table: tuple[int, int, int] | None = None
+        self._table: tuple[int, ...] | None = None
         self._fits: np.ndarray | None = None
 
     def __call__(self, state: State) -> np.ndarray:
-        table = (int(state.hand_number[0]), int(state.n_melds[0]), int(state.meld_len[0].sum()))
+        table = table_key(state)
         if state is not self._state or table != self._table:
             self._state, self._table = state, table
             self._fits = layoff_fits(self.rules, state)
         return legal_mask_one(self.rules, state, self._fits)
+
+
+class OneGameObserver:
+    """``observe_one`` of a one-game state, with each seat's ``table_part`` kept."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self._state: State | None = None
+        self._table: tuple[int, ...] | None = None
+        self._parts: dict[int, TablePart] = {}
+
+    def __call__(self, state: State, seat: int) -> np.ndarray:
+        table = table_key(state)
+        if state is not self._state or table != self._table:
+            self._state, self._table, self._parts = state, table, {}
+        part = self._parts.get(seat)
+        if part is None:
+            part = self._parts[seat] = table_part(self.rules, state, seat)
+        return observe_one(self.rules, state, seat, table=part)
