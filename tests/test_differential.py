@@ -50,3 +50,21 @@ def test_core_agrees_with_reference(flags, games) -> None:
     report = run_differential(rules, games, seed=2026)
     assert report.ok, "\n".join(report.disagreements)
     assert report.games == games and report.hands >= games
+
+
+ONE_GAME_CASES = [
+    {"preset": "standard"}, {"preset": "web"}, {"preset": "jokers"}, {"preset": "tournament"},
+    {"preset": "standard", "players": 3, "max_turns": 25},
+    {"preset": "standard", "stock_out": "last_draw", "top_card_must_meld": True},
+    {"preset": "standard", "players": 3, "rummy_call": True},
+]
+
+
+@pytest.mark.parametrize("flags", ONE_GAME_CASES, ids=[str(c) for c in ONE_GAME_CASES])
+def test_one_game_fast_path_agrees_with_reference(flags) -> None:
+    """Games stepped one at a time (B = 1) take the engine's one-game paths (plain-Python
+    draws, takes and discards); they too agree with the reference at every step."""
+    rules = Rules.from_dict({**flags, "max_hands": 2})
+    report = run_differential(rules, 12, seed=2027, batch_size=1)
+    assert report.ok, "\n".join(report.disagreements)
+    assert report.games == 12 and report.hands >= 12

@@ -50,6 +50,7 @@ from .state import (
     State,
     empty_state,
 )
+from .step_one import step_one
 from .table import any_direction, layoff_fits, layoff_targets, slot_cards
 
 __all__ = ["init", "deal", "legal_mask", "step", "step_inplace", "table_points", "hand_points"]
@@ -137,6 +138,8 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
     _check_legal(action_ids, mask, actions, live)
 
     state.hand_ended[:] = False
+    if actions.shape[0] == 1 and live[0] and step_one(rules, action_ids, state, int(actions[0])):
+        return
     rows_of = _rows_by_range(action_ids, actions, live)
     calling = state.phase == PHASE_CALL_PLAY
     if rows_of["draw"].size:
