@@ -245,3 +245,19 @@ def test_module_help_runs():
     done = subprocess.run([sys.executable, "-m", "rummy_env.tools.eval", "--help"], cwd=ROOT,
                           capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "--duplicate" in done.stdout
+
+
+def test_eval_gives_the_networks_the_threads_asked_for(capsys):
+    """``--torch-threads`` (default 1) sets the threads torch runs the champion with."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        assert main(["--agents", "champion", "random", "--games", "2", "--no-progress"]) == 0
+        assert torch.get_num_threads() == 1
+        assert main(["--agents", "champion", "random", "--games", "2", "--no-progress",
+                     "--torch-threads", "2"]) == 0
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert "champion" in capsys.readouterr().out

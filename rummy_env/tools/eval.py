@@ -33,6 +33,7 @@ from rummy_env.tools.arg_checks import (
     positive_int,
 )
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
+from rummy_env.tools.torch_threads import add_torch_threads_argument, apply_torch_threads
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=bootstrap_count, default=200,
                    help="bootstrap resamples for the ratings, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_torch_threads_argument(p)
     return p
 
 
@@ -81,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, NotImplementedError) as e:
         print(f"rummy500 eval: {e}", file=sys.stderr)
         return 2
+    apply_torch_threads(args.torch_threads)
     seen: dict[str, int] = {}
     for agent, spec in zip(agents, args.agents):  # two copies of one agent get distinct names
         base = getattr(agent, "name", spec)

@@ -26,6 +26,7 @@ from rummy_env.tools.arg_checks import (
     positive_int,
 )
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
+from rummy_env.tools.torch_threads import add_torch_threads_argument, apply_torch_threads
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=bootstrap_count, default=200,
                    help="bootstrap resamples for the rating intervals, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_torch_threads_argument(p)
     return p
 
 
@@ -77,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                   for i, spec in enumerate(specs)]
     except (ValueError, NotImplementedError) as e:
         parser.error(str(e))
+    apply_torch_threads(args.torch_threads)
     for agent, spec in zip(agents, specs):  # the spec as given names the agent
         agent.name = spec
     report = play_ladder(rules, agents, args.games, seed=args.seed, batch_size=args.batch_size,
