@@ -35,7 +35,7 @@ and beats the champion itself two games in three; searching every discard
 loses to the champion alone, and a learned-value leaf gains nothing.
 
 The budget is set in the name: ``expert`` is ``expert:worlds=8,candidates=3,
-horizon=40,win_bonus=100,trust=1.0,draws=0,sure=0.9,guide=auto,rivals=guide``; any of
+horizon=40,win_bonus=100,trust=1.0,draws=0,sure=0.9,guide=auto,rivals=mixed``; any of
 these can be given, e.g. ``expert:worlds=32`` or ``expert:guide=sharp``. The agent
 sees only the ``Decision`` (mask and the acting seat's view).
 """
@@ -104,11 +104,11 @@ class ExpertBudget:
     probability are not searched."""
     guide: str = "auto"
     """Who proposes and plays out: ``auto``, ``champion`` or ``sharp`` (``GUIDES``)."""
-    rivals: str = "guide"
-    """Who plays the other seats in the play-outs: ``guide`` (the guide, as the searching
-    seat), or ``mixed``: in every other world a fast copy of Sharp, so the search weighs
-    a champion guide's choices against two kinds of opponent (with the Sharp guide the
-    two are the same)."""
+    rivals: str = "mixed"
+    """Who plays the other seats in the play-outs: ``mixed``, in every other world a fast
+    copy of Sharp, so the search weighs a champion guide's choices against two kinds of
+    opponent; or ``guide``, the guide as in the searching seat (about half the time; with
+    the Sharp guide the two are the same)."""
 
     LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
               "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1), "sure": (0, 1),

@@ -138,7 +138,7 @@ def test_every_choice_is_legal(preset, players):
 # ----------------------------------------------------------------------------- no peeking
 @pytest.mark.parametrize("preset, players, spec", [
     ("standard", 2, TINY), ("standard", 3, TINY), ("jokers", 3, TINY),
-    ("standard", 2, TINY + ",rivals=mixed"),
+    ("standard", 2, TINY + ",rivals=guide"),
 ])
 def test_expert_does_not_peek_at_hidden_cards(preset, players, spec):
     rules = Rules.from_dict({"preset": preset, "players": players})
@@ -152,14 +152,16 @@ def test_expert_does_not_peek_at_hidden_cards(preset, players, spec):
 
 
 def test_mixed_rivals_play_sharp_in_every_other_world():
-    """With ``rivals=mixed`` the searched choices differ from the guide-only search's on
-    the same positions and random stream (Sharp's play-outs are other play-outs), and
-    every choice is still legal."""
+    """With ``rivals=mixed`` (the default) the searched choices differ from the guide-only
+    search's on the same positions and random stream (Sharp's play-outs are other
+    play-outs), and every choice is still legal."""
     rules = Rules()
     state = positions(rules, 48, seed=13)
     mask = legal_mask(rules, state)
-    plain = decide(rules, state, make_agent("expert:worlds=4,horizon=30", rules, seed=4))
-    mixed_agent = make_agent("expert:worlds=4,horizon=30,rivals=mixed", rules, seed=4)
+    plain = decide(rules, state, make_agent("expert:worlds=4,horizon=30,rivals=guide", rules,
+                                            seed=4))
+    assert ExpertBudget().rivals == "mixed"
+    mixed_agent = make_agent("expert:worlds=4,horizon=30", rules, seed=4)
     assert mixed_agent.rival is not None
     mixed = decide(rules, state, mixed_agent)
     assert mask[np.arange(state.batch_size), mixed].all()
