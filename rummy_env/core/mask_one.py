@@ -24,6 +24,23 @@ from .patterns import N_RUN_LENGTHS, N_RUNS_PER_SUIT, N_SET_PATTERNS, PATTERN_CO
 from .rules import Rules
 from .state import PHASE_DRAW, PHASE_PLAY, State
 
+_RANK_BITS = 1 << np.arange(N_RANKS)
+_SUIT_BITS = 1 << np.arange(N_SUITS)
+
+
+def _sets_of_suits(bits: int) -> tuple[tuple[int, int], ...]:
+    """(lacking suit k, size) of the set patterns a rank's 4-bit suit mask holds."""
+    held = [s for s in range(N_SUITS) if bits >> s & 1]
+    if len(held) == 4:
+        return tuple((k, 3) for k in range(N_SUITS)) + ((N_SUITS, 4),)
+    if len(held) == 3:
+        return ((6 - sum(held), 3),)
+    return ()
+
+
+_SETS_OF_SUITS = tuple(_sets_of_suits(bits) for bits in range(16))
+"""Per 4-bit suit mask of one rank: (lacking suit, size) of each set pattern it holds."""
+
 
 def supports(rules: Rules) -> bool:
     """Whether ``legal_mask_one`` has a plain path for these rules (no jokers)."""
@@ -87,7 +104,7 @@ def _draw(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool
         return
     partners = _tables(rules).partners
     have = (state.hand[0, seat, :N_NATURAL] > 0).tolist()
-    fit_any = set((np.flatnonzero(fits[0].any(axis=1))).tolist()) if may_lay else set()
+    fit_any = set(np.flatnonzero(fits[0].any(axis=1)).tolist()) if may_lay else set()
     size = int(state.hand_size[0, seat])
     pile = state.pile[0, :pile_size].tolist()
     for depth in range(1, (pile_size if rules.dig else 1) + 1):
@@ -143,20 +160,3 @@ def _play(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool
         banned = int(state.no_discard[0])
         if banned >= 0 and size != counts[banned]:
             discards[banned] = False
-
-
-_RANK_BITS = 1 << np.arange(N_RANKS)
-_SUIT_BITS = 1 << np.arange(N_SUITS)
-
-
-def _sets_of_suits(bits: int) -> tuple[tuple[int, int], ...]:
-    """(lacking suit k, size) of the set patterns a rank's 4-bit suit mask holds."""
-    held = [s for s in range(N_SUITS) if bits >> s & 1]
-    if len(held) == 4:
-        return tuple((k, 3) for k in range(N_SUITS)) + ((N_SUITS, 4),)
-    if len(held) == 3:
-        return ((6 - sum(held), 3),)
-    return ()
-
-
-_SETS_OF_SUITS = tuple(_sets_of_suits(bits) for bits in range(16))
