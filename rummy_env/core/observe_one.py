@@ -86,7 +86,8 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     obs = np.zeros(plan.size, np.float32)
 
     obs[col["hand"]: col["hand"] + c] = state.hand[row, seat]
-    obs[col["known"]: col["known"] + p * c] = state.known[row, order].reshape(-1)
+    known = state.known[row] if seat == 0 else state.known[row, order]  # me first
+    obs[col["known"]: col["known"] + p * c] = known.reshape(-1)
     ones: list[int] = []  # columns set to 1 (where copies cannot add up)
 
     # The pile, oldest first: counts, depth of the topmost copy, the top cards in order.
@@ -128,9 +129,11 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     obs[col["unseen"]: col["unseen"] + c] = plan.deck_counts - visible
 
     # The numbers: hand_sizes .. melded, then turn and hand_number, over their divisors.
-    numbers = [*state.hand_size[row, order].tolist(), int(state.stock_size[row]), pile_size,
-               *[points[s] for s in order], *state.totals[row, order].tolist(),
-               *state.melded[row, order].tolist()]
+    sizes, totals = state.hand_size[row].tolist(), state.totals[row].tolist()
+    melded = state.melded[row].tolist()
+    numbers = [*[sizes[s] for s in order], int(state.stock_size[row]), pile_size,
+               *[points[s] for s in order], *[totals[s] for s in order],
+               *[melded[s] for s in order]]
     k = len(numbers)
     obs[col["hand_sizes"]: col["hand_sizes"] + k] = np.divide(numbers, plan.numbers[:k])
     obs[col["turn"]] = int(state.turn[row]) / plan.numbers[k]
