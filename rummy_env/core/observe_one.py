@@ -5,7 +5,9 @@ for one game each of them costs its call overhead, not its work. This module
 builds the same vector (``observation.py`` has the layout) from the state's few
 dozen numbers as Python lists and one buffer, with no ``PlayerView`` in between.
 It equals ``observe(rules, state, [seat], [row])[0]`` to the bit (tested for
-every preset); the AEC and Gymnasium envs call it.
+every preset); the AEC and Gymnasium envs call it. The table's columns
+(``table_part``) change only with the table, so those envs keep them between
+steps and pass them in.
 """
 
 from __future__ import annotations
