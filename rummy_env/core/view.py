@@ -83,12 +83,14 @@ def _relative_owner(players: int) -> np.ndarray:
 
 
 def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
-                rows: np.ndarray | None = None, *, share: bool = False) -> PlayerView:
+                rows: np.ndarray | None = None, *, share: bool = False,
+                points: np.ndarray | None = None) -> PlayerView:
     """The view of ``seats[i]`` in game ``rows[i]`` (defaults: every game, the seat to play).
 
     ``share`` (with ``rows`` None): the per-game arrays that need no turning are the
     state's own, not copies, for a caller that reads the view before the state
-    changes (``observation.observe``).
+    changes (``observation.observe``). ``points``: ``table_points`` of every game of
+    the batch [B, P] when the caller keeps it (``TableCache``).
     """
     whole = rows is None and share
     rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -124,7 +126,8 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
         meld_by=rel_by,
         meld_joker=pick(state.meld_joker),
         n_melds=pick(state.n_melds),
-        table_points=table_points(rules, state, rows)[np.arange(rows.size)[:, None], order],
+        table_points=(table_points(rules, state, rows) if points is None
+                      else points[rows])[np.arange(rows.size)[:, None], order],
         totals=state.totals[r, order],
         melded=state.melded[r, order],
         phase=pick(state.phase),

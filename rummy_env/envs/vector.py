@@ -61,6 +61,7 @@ from rummy_env.core import (
     GameStream,
     Rules,
     State,
+    TableCache,
     action_layout,
     legal_mask,
     observation_size,
@@ -85,7 +86,8 @@ from .options import (
 
 
 class _Games:
-    """B games of one run: the state, game ids and per-episode counters."""
+    """B games of one run: the state, game ids, per-episode counters and what the tables
+    accept and score (``tables``, kept up to date by ``RummyVectorEnv``)."""
 
     def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str,
                  pcr: int = 1) -> None:
@@ -97,11 +99,13 @@ class _Games:
         self.pcr = check_pcr(pcr)
         self.auto_deal = auto_deal(episode)
         self.state: State | None = None
+        self.tables = TableCache(rules)
 
     def start(self, seed: int) -> None:
         self.stream = GameStream(self.rules, seed, self.num_envs)
         self.state = self.stream.state
         self.length = np.zeros(self.num_envs, np.int64)
+        self.tables.forget()
 
     def restart(self, rows: np.ndarray) -> None:
         """Deal fresh games (the next ids of the run) in ``rows``."""
@@ -155,7 +159,7 @@ class RummyVectorEnv:
 
     def decision(self, rows: np.ndarray, observations: np.ndarray | None = None) -> Decision:
         """What the seat to play in games ``rows`` sees now, as agents take it."""
-        view = player_view(self.rules, self.state, rows=rows)
+        view = player_view(self.rules, self.state, rows=rows, points=self._games.tables.points)
         return Decision(self.rules, self.mask[rows], view, observations)
 
     def snapshot(self) -> dict[str, Any]:
@@ -177,9 +181,8 @@ class RummyVectorEnv:
         games.stream.next_game = int(snapshot["next_game"])
         games.stream.slot_game[:] = snapshot["slot_game"]
         games.length[:] = snapshot["length"]
-        self.mask = legal_mask(self.rules, self.state)
-        seats = self.state.current_player.astype(np.int64)
-        return observe(self.rules, self.state), self.mask, seats
+        games.tables.forget()
+        return self._mask_and_observe()
 
     def observations(self, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """float32 [n, D]: what seat ``seats[i]`` of game ``rows[i]`` observes now."""
@@ -198,9 +201,16 @@ class RummyVectorEnv:
             self._games.start(self._seed)
         else:
             self._games.restart(np.arange(self.num_envs))
-        self.mask = legal_mask(self.rules, self.state)
+        return self._mask_and_observe()
+
+    def _mask_and_observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(obs, mask, seat) of the games as they stand, the tables' cache brought up to
+        date first."""
+        tables = self._games.tables
+        tables.update(self.state)
+        self.mask = legal_mask(self.rules, self.state, fits=tables.fits)
         seats = self.state.current_player.astype(np.int64)
-        return observe(self.rules, self.state), self.mask, seats
+        return observe(self.rules, self.state, points=tables.points), self.mask, seats
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, np.ndarray, dict[str, Any]]:
@@ -240,9 +250,10 @@ class RummyVectorEnv:
         if done.size:
             games.restart(done)
         t2 = time.perf_counter()
-        self.mask = legal_mask(rules, games.state)
+        games.tables.update(games.state)
+        self.mask = legal_mask(rules, games.state, fits=games.tables.fits)
         t3 = time.perf_counter()
-        obs = observe(rules, games.state)
+        obs = observe(rules, games.state, points=games.tables.points)
         t4 = time.perf_counter()
         for key, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             self.timings[key] += dt

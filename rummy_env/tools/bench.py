@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from rummy_env.core import GameStream, Rules, legal_mask, sample_legal, step_inplace
+from rummy_env.core import GameStream, Rules, TableCache, legal_mask, sample_legal, step_inplace
 from rummy_env.tools.arg_checks import CommandParser, non_negative_int, positive_float, positive_int
 from rummy_env.tools.bench_peers import PEERS, bench_peers
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
@@ -28,16 +28,19 @@ def peak_memory_mb() -> float:
 
 
 def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> dict:
-    """Random legal play through init / legal_mask / step_inplace for ``seconds``."""
+    """Random legal play through init / legal_mask / step_inplace for ``seconds``, what
+    the tables accept kept between steps (``TableCache``) as batched callers keep it."""
     rng = np.random.default_rng(seed)
     stream = GameStream(rules, seed, batch_size)
     state = stream.state
+    tables = TableCache(rules, points=False)
     legal_mask(rules, state)  # build the rules' lookup tables outside the timing
     steps = hands = 0
     start = time.perf_counter()
     elapsed = 0.0
     while elapsed < seconds:
-        mask = legal_mask(rules, state)
+        tables.update(state)
+        mask = legal_mask(rules, state, fits=tables.fits)
         step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
         steps += batch_size
         hands += int(state.hand_ended.sum())

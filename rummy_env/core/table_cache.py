@@ -1,0 +1,79 @@
+"""What a batch's tables accept and score, kept while each table stands.
+
+Within a hand a table only grows: a meld adds a meld, a lay-off adds a slot, a
+joker swap puts a natural card where a joker was (one joker fewer). So the deal
+key, the hand number, the meld count, the filled slots and the jokers on the
+table name one game's table along its trajectory (``table_keys``), and a new
+trajectory in a row starts from an empty table, the same whatever game held the
+row before. ``TableCache.update`` therefore works ``layoff_fits`` (a fifth of the
+mask's cost) and ``table_points`` (half of the view's) out again only for the
+games whose key changed, about one game in eight at each micro-step.
+
+Call ``update`` after every change of the batch (each step, each reset of some
+games): a row skipped over several changes could meet a new table with an old
+table's key. ``forget`` drops what is kept, for a batch changed any other way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import Rules
+from .scoring import table_points
+from .state import State
+from .table import layoff_fits
+
+
+def table_keys(rules: Rules, state: State) -> np.ndarray:
+    """int64 [B, 5]: what names each game's table along its trajectory (module docstring)."""
+    keys = np.empty((state.batch_size, 5), np.int64)
+    keys[:, 0] = state.key.view(np.int64)
+    keys[:, 1] = state.hand_number
+    keys[:, 2] = state.n_melds
+    keys[:, 3] = state.meld_len.sum(axis=1, dtype=np.int64)
+    if rules.n_jokers:
+        keys[:, 4] = state.meld_joker.reshape(state.batch_size, -1).sum(axis=1, dtype=np.int64)
+    else:
+        keys[:, 4] = 0
+    return keys
+
+
+class TableCache:
+    """``layoff_fits`` and ``table_points`` of every game of a batch, kept between steps."""
+
+    def __init__(self, rules: Rules, points: bool = True) -> None:
+        self.rules = rules
+        self.keeps_points = points
+        """Whether ``points`` is kept (a caller that builds no views does without)."""
+        self.fits: np.ndarray | None = None
+        """bool [B, 52, 3]: ``layoff_fits`` of each game, as of the last ``update``."""
+        self.points: np.ndarray | None = None
+        """int32 [B, P]: ``table_points`` of each game (absolute seats); None unless kept."""
+        self._keys: np.ndarray | None = None
+
+    def forget(self) -> None:
+        """Keep nothing: the next ``update`` works every game out."""
+        self._keys = None
+
+    def update(self, state: State) -> None:
+        """Bring ``fits`` and ``points`` up to date with ``state``."""
+        keys = table_keys(self.rules, state)
+        if self._keys is None or self._keys.shape != keys.shape:
+            rows = np.arange(state.batch_size)
+            self.fits = layoff_fits(self.rules, state)
+            if self.keeps_points:
+                self.points = table_points(self.rules, state, rows)
+        else:
+            rows = np.flatnonzero((keys != self._keys).any(axis=1))
+            if rows.size:
+                self.fits[rows] = layoff_fits(self.rules, state, rows)
+                if self.keeps_points:
+                    self.points[rows] = table_points(self.rules, state, rows)
+        self._keys = keys
+
+    def select(self, rows: np.ndarray) -> None:
+        """Keep only the games ``rows``, in that order (as ``State.select`` does)."""
+        if self._keys is not None:
+            self.fits, self._keys = self.fits[rows], self._keys[rows]
+            if self.keeps_points:
+                self.points = self.points[rows]

@@ -1,0 +1,102 @@
+"""What a batch keeps of its tables between steps equals what is worked out afresh.
+
+``TableCache`` recomputes what a table accepts and scores only for the games whose
+table changed; the vector env's masks and observations rest on it. Whole batches of
+random games (new hands, new games in finished rows, joker swaps and rummy calls)
+check it at every step, and the vector env's output against the core's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rummy_env.core import (
+    GameStream,
+    Rules,
+    TableCache,
+    layoff_fits,
+    legal_mask,
+    observe,
+    sample_legal,
+    step_inplace,
+)
+from rummy_env.core.scoring import table_points
+from rummy_env.envs.vector import RummyVectorEnv
+
+PRESETS = sorted(p.stem for p in (Path(__file__).parents[1] / "configs" / "rules").glob("*.yaml"))
+QUICK = {"target": 150}  # games end within the test's steps, so rows get new games
+
+
+def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
+    assert np.array_equal(cache.fits, layoff_fits(rules, state))
+    assert np.array_equal(cache.points, table_points(rules, state, np.arange(state.batch_size)))
+
+
+@pytest.mark.parametrize("rules", [Rules.preset_named(p, **QUICK) for p in PRESETS]
+                         + [Rules.from_dict({"players": 5, **QUICK})],
+                         ids=PRESETS + ["two_decks_5p"])
+def test_the_kept_tables_equal_fresh_ones_at_every_step(rules: Rules) -> None:
+    stream = GameStream(rules, 3, 24)
+    state, cache, rng = stream.state, TableCache(rules), np.random.default_rng(3)
+    replaced = 0
+    for _ in range(700):
+        cache.update(state)
+        assert_fresh(rules, cache, state)
+        mask = legal_mask(rules, state, fits=cache.fits)
+        assert np.array_equal(mask, legal_mask(rules, state))
+        step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
+        finished = stream.finished()
+        replaced += finished.size
+        stream.replace(finished)
+    assert replaced > 0  # the check covered rows that took new games
+
+
+def test_a_selected_cache_follows_its_selected_games() -> None:
+    rules = Rules.preset_named("jokers")
+    stream = GameStream(rules, 5, 16)
+    state, cache, rng = stream.state, TableCache(rules), np.random.default_rng(5)
+    for _ in range(60):
+        cache.update(state)
+        step_inplace(rules, state, sample_legal(legal_mask(rules, state), rng))
+    cache.update(state)
+    rows = np.array([9, 2, 14, 3])
+    state = state.select(rows)
+    cache.select(rows)
+    for _ in range(60):
+        assert_fresh(rules, cache, state)
+        step_inplace(rules, state, sample_legal(legal_mask(rules, state, fits=cache.fits), rng))
+        cache.update(state)
+
+
+@pytest.mark.parametrize("preset", ["standard", "jokers"])
+def test_the_vector_env_masks_and_observes_as_the_core_does(preset: str) -> None:
+    """Its kept tables never show: every step's mask, observation and decision view
+    equal the core's on the same state, through finished games and a restore."""
+    rules = Rules.preset_named(preset, **QUICK)
+    env = RummyVectorEnv(rules, num_envs=12, seed=2)
+    obs, mask, _ = env.reset()
+    rng = np.random.default_rng(2)
+    finished = 0
+    for step in range(500):
+        assert np.array_equal(mask, legal_mask(rules, env.state))
+        assert obs.tobytes() == observe(rules, env.state).tobytes()
+        rows = np.array([0, 5, 11])
+        view = env.decision(rows).view
+        assert np.array_equal(view.table_points,
+                              observe_points(rules, env.state, rows))
+        if step == 250:
+            obs, mask, _ = env.restore(env.snapshot())
+            continue
+        obs, mask, _, _, _, _, info = env.step(sample_legal(mask, rng))
+        finished += info["episode"]["game"].size
+    assert finished > 0
+
+
+def observe_points(rules: Rules, state, rows: np.ndarray) -> np.ndarray:
+    """table_points of ``rows`` turned relative to the seat to play, as a view shows them."""
+    from rummy_env.core import player_view
+
+    return player_view(rules, state, rows=rows).table_points
