@@ -149,6 +149,34 @@ class ExpertBudget:
         return "expert" + (":" + ",".join(changed) if changed else "")
 
 
+@dataclass
+class SearchStats:
+    """What the search did over an expert's decisions, and how finely it could judge."""
+
+    decisions: int = 0
+    """Decisions the expert made."""
+    searched: int = 0
+    """Decisions the search weighed (the guide proposed more than one action)."""
+    overridden: int = 0
+    """Searched decisions where another action than the guide's was played."""
+    compared: int = 0
+    """Candidates weighed against the guide's choice."""
+    gain_sd: float = 0.0
+    """Sum over ``compared`` of the spread (standard deviation over the worlds) of the
+    candidate's gain over the guide's choice, paired world by world."""
+
+    def summary(self, worlds: int) -> dict[str, float]:
+        """Shares of decisions searched and overridden, the mean paired spread of a gain
+        (points per world) and the smallest mean gain ``worlds`` worlds tell from noise at
+        two standard errors (``resolves``)."""
+        spread = self.gain_sd / self.compared if self.compared else float("nan")
+        return {"decisions": self.decisions,
+                "searched_share": self.searched / self.decisions if self.decisions else 0.0,
+                "override_share": self.overridden / self.searched if self.searched else 0.0,
+                "gain_sd": spread, "worlds": worlds,
+                "resolves": 2.0 * spread / np.sqrt(worlds)}
+
+
 class Choice(NamedTuple):
     """What the expert chose for n decisions, and how."""
 
@@ -253,6 +281,11 @@ class ExpertAgent:
         mixed = self.budget.rivals == "mixed" and isinstance(self.guide, PolicyGuide)
         self.rival = SharpAgent(rules, seed + 3, ROLLOUT_PARAMS) if mixed else None
         self.rng = np.random.default_rng([seed, 2])
+        self.stats = SearchStats()
+
+    def search_summary(self) -> dict[str, float]:
+        """``SearchStats.summary`` of every decision so far (the arena's report shows it)."""
+        return self.stats.summary(self.budget.worlds)
 
     def act(self, decision: Decision) -> np.ndarray:
         return self.choose(decision).action
@@ -265,6 +298,9 @@ class ExpertAgent:
         rows = np.flatnonzero((candidates >= 0).sum(axis=1) >= 2)
         if rows.size:
             action[rows] = self.search(decision, rows, candidates[rows])
+        self.stats.decisions += action.size
+        self.stats.searched += rows.size
+        self.stats.overridden += int((action[rows] != candidates[rows, 0]).sum())
         return Choice(action, candidates[:, 0], rows)
 
     # ------------------------------------------------------------------ search
@@ -288,6 +324,9 @@ class ExpertAgent:
         gain = value - value[:, :1]  # paired with the guide's choice world by world
         mean = gain.mean(axis=2)
         spread = gain.std(axis=2) / np.sqrt(max(w - 1, 1))
+        weighed = candidates[:, 1:] >= 0
+        self.stats.compared += int(weighed.sum())
+        self.stats.gain_sd += float(gain[:, 1:].std(axis=2, ddof=1)[weighed].sum())
         mean[candidates < 0] = -np.inf
         best = np.argmax(mean, axis=1)
         at = np.arange(r)

@@ -75,6 +75,9 @@ class MatchResult:
     seconds: float = 0.0
     agent_seconds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
     """float64 [k]: seconds each agent spent deciding (its ``act`` calls)."""
+    agent_search: list = field(default_factory=list)
+    """[k]: each search agent's ``search_summary()`` after the match (over the decisions of
+    its life, which the programs' agents spend in one match), None for the others."""
 
     @property
     def n_games(self) -> int:
@@ -193,4 +196,6 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
         lineups=lineups, deal=deals, totals=totals, winner=winner, truncated=truncated,
         hands=hands, decisions=decisions, seconds=time.perf_counter() - start_time,
         agent_seconds=agent_seconds,
+        agent_search=[a.search_summary() if hasattr(a, "search_summary") else None
+                      for a in agents],
     )

@@ -74,6 +74,8 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
             "even_rate": float((seats_of[played, a] / match.lineups.shape[1]).mean())
             if played.any() else float("nan"),
         }
+        if match.agent_search and match.agent_search[a] is not None:
+            row["search"] = match.agent_search[a]
         if chips_of is not None:
             est = mean_interval(chips_of[played, a])
             row.update(chips_per_game=est.value, chips_lo=est.lo, chips_hi=est.hi)
@@ -151,6 +153,16 @@ def num(x: float, digits: int = 1) -> str:
     return "nan" if x != x else f"{x:.{digits}f}"
 
 
+def search_line(agent: str, search: dict) -> str:
+    """One sentence on what a search agent's search did and how finely it judged."""
+    return (f"{agent} searched {pct(search['searched_share'])} of its decisions and played "
+            f"another action than its guide in {pct(search['override_share'])} of those; a "
+            f"candidate's gain over the guide's choice, paired world by world, spread by "
+            f"{num(search['gain_sd'])} points per world, so {search['worlds']} worlds tell a "
+            f"mean gain from noise (two standard errors) from {num(search['resolves'])} points "
+            f"up.")
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     meta = report["meta"]
@@ -175,6 +187,9 @@ def markdown(report: dict) -> str:
             f"{pct(a['win_lo'])} - {pct(a['win_hi'])} | {num(a['points_per_hand'])} | "
             f"{num(a['points_lo'])} - {num(a['points_hi'])} | "
             + ("nan" if ms != ms else f"{ms:.2f}") + " |")
+    for a in report["agents"]:
+        if "search" in a:
+            lines += ["", search_line(a["agent"], a["search"])]
     if meta.get("pcr") is not None:
         lines += ["", f"Chips per game at PCR {meta['pcr']}: each seat pays the winner "
                   "(winner's total - its total) x PCR (mean with a 95% interval).", "",

@@ -214,6 +214,25 @@ def test_an_expert_plays_whole_games():
     assert match.n_games == 2 and (match.winner >= -1).all()
 
 
+def test_the_report_says_what_the_search_did():
+    """The arena's report counts the expert's searched and overridden decisions and turns
+    the paired spread of its gains into the smallest gain its worlds resolve."""
+    from eval.arena import play_match
+    from eval.report import build_report, markdown
+
+    rules = Rules.from_dict({"preset": "web", "target": 150})
+    expert = ExpertAgent(rules, 0, ExpertBudget.parse("guide=sharp,worlds=4,horizon=20"))
+    match = play_match(rules, [expert, make_agent("sharp", rules, 1)], games=2, progress=False)
+    report = build_report(match)
+    search = report["agents"][0]["search"]
+    assert "search" not in report["agents"][1]
+    assert search["decisions"] == match.decisions[0]
+    assert 0 < search["searched_share"] < 1 and 0 <= search["override_share"] <= 1
+    assert search["gain_sd"] > 0
+    assert search["resolves"] == pytest.approx(2 * search["gain_sd"] / np.sqrt(4))
+    assert "searched" in markdown(report) and "4 worlds" in markdown(report)
+
+
 # ----------------------------------------------------------------------------- the ladder
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", *args],
