@@ -100,3 +100,24 @@ def observe_points(rules: Rules, state, rows: np.ndarray) -> np.ndarray:
     from rummy_env.core import player_view
 
     return player_view(rules, state, rows=rows).table_points
+
+
+@pytest.mark.parametrize("illegal", ["raise", "penalize"])
+def test_the_single_agent_vector_env_masks_and_observes_as_the_core_does(illegal: str) -> None:
+    """The learner's masks and observations, while the opponents play through the kept
+    tables in between, equal the core's on the same state (games lost to an illegal
+    action are dealt again and must not keep their old table either)."""
+    from rummy_env.envs.vector import RummySingleAgentVectorEnv
+
+    rules = Rules.preset_named("jokers", **QUICK)
+    env = RummySingleAgentVectorEnv(num_envs=10, rules=rules, illegal_action=illegal)
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for step in range(300):
+        state = env._games.state
+        assert np.array_equal(info["action_mask"], legal_mask(rules, state))
+        assert obs.tobytes() == observe(rules, state, env.seat).tobytes()
+        actions = sample_legal(info["action_mask"], rng)
+        if illegal == "penalize" and step % 25 == 0:
+            actions[3] = np.flatnonzero(~info["action_mask"][3])[0]
+        obs, _, _, _, info = env.step(actions)

@@ -319,7 +319,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._steps = np.zeros(b, np.int64)
         self._begin_step()
         self._play_opponents()
-        self._mask = legal_mask(self.rules, self._games.state)
+        self._mask = legal_mask(self.rules, self._games.state, fits=self._games.tables.fits)
         return self._observe(), self._info()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -353,7 +353,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         games.length[stepped] += 1
         self._collect(stepped)
         self._play_opponents()
-        self._mask = legal_mask(self.rules, games.state)
+        self._mask = legal_mask(self.rules, games.state, fits=games.tables.fits)
         return (self._observe(), self._reward, self._terminated, self._truncated,
                 self._info())
 
@@ -388,7 +388,8 @@ class RummySingleAgentVectorEnv(VectorEnv):
             self.seat[rows] = int(self.seat_option)
 
     def _observe(self) -> np.ndarray:
-        return observe(self.rules, self._games.state, self.seat)
+        return observe(self.rules, self._games.state, self.seat,
+                       points=self._games.tables.points)
 
     def _book(self, rows: np.ndarray, rewards: np.ndarray) -> None:
         self._reward[rows] += rewards
@@ -424,14 +425,16 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._draw_seats(rows)
 
     def _play_opponents(self) -> None:
-        """Opponents act, batched, until every game waits for its learner."""
+        """Opponents act, batched, until every game waits for its learner; the tables' cache
+        is up to date on return."""
         games, p = self._games, self.rules.players
+        games.tables.update(games.state)
         while True:
             rows = np.flatnonzero(games.state.current_player != self.seat)
             if rows.size == 0:
                 return
             sub = games.state.select(rows)
-            mask = legal_mask(self.rules, sub)
+            mask = legal_mask(self.rules, sub, fits=games.tables.fits[rows])
             if self._one_policy:
                 actions = self._policies[0](self.rules, sub, mask)
             else:
@@ -446,6 +449,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
             games.state.assign(rows, sub)
             games.length[rows] += 1
             self._collect(rows)
+            games.tables.update(games.state)
 
     def _info(self) -> dict[str, Any]:
         final = self._final
