@@ -3,10 +3,10 @@ table's part of each seat's observation.
 
 Within a hand the table only grows: every meld and lay-off adds slots, and a joker
 swap puts a natural card where a joker was. So the game's key, the hand's number,
-the meld count, the slots in use and the jokers on the table name the table of one
-game's trajectory (``table_key``), and what it accepts (``layoff_fits``, a fifth of
-the mask's cost for one game) and what it shows (``table_part``, half of the
-observation's) are worked out only when it changes. Each cache holds the state it
+each meld's length and its joker slots name the table of one game's trajectory
+(``table_key``), and what it accepts (``layoff_fits``, a fifth of the mask's cost
+for one game) and what it shows (``table_part``, half of the observation's) are
+worked out only when it changes. Each cache holds the state it
 was made for: any other state, a reset's new one included, is worked out afresh.
 The mask itself is ``legal_mask_one``'s plain-Python path where the rules have one
 (no jokers).
@@ -20,10 +20,12 @@ from rummy_env.core import Rules, State, layoff_fits, legal_mask_one, observe_on
 from rummy_env.core.observe_one import TablePart, table_part
 
 
-def table_key(state: State) -> tuple[int, ...]:
-    """What names the table of game 0 along one trajectory (see the module docstring)."""
-    return (int(state.key[0]), int(state.hand_number[0]), int(state.n_melds[0]),
-            int(state.meld_len[0].sum()), int(state.meld_joker[0].sum()))
+def table_key(state: State) -> tuple[int | bytes, ...]:
+    """What names the table of game 0 along one trajectory (see the module docstring): the
+    melds' lengths and joker slots as bytes, which every meld, lay-off and swap changes
+    (a tenth of the cost of counting them with numpy)."""
+    return (int(state.key[0]), int(state.hand_number[0]), state.meld_len[0].tobytes(),
+            state.meld_joker[0].tobytes())
 
 
 class OneGameMask:
