@@ -326,7 +326,7 @@ class ExpertAgent:
         spread = gain.std(axis=2) / np.sqrt(max(w - 1, 1))
         weighed = candidates[:, 1:] >= 0
         self.stats.compared += int(weighed.sum())
-        self.stats.gain_sd += float(gain[:, 1:].std(axis=2, ddof=1)[weighed].sum())
+        self.stats.gain_sd += float(spread[:, 1:][weighed].sum()) * np.sqrt(w)  # sd over worlds
         mean[candidates < 0] = -np.inf
         best = np.argmax(mean, axis=1)
         at = np.arange(r)
