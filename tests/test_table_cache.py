@@ -20,6 +20,7 @@ from rummy_env.core import (
     layoff_fits,
     legal_mask,
     observe,
+    player_view,
     sample_legal,
     step_inplace,
 )
@@ -97,8 +98,6 @@ def test_the_vector_env_masks_and_observes_as_the_core_does(preset: str) -> None
 
 def observe_points(rules: Rules, state, rows: np.ndarray) -> np.ndarray:
     """table_points of ``rows`` turned relative to the seat to play, as a view shows them."""
-    from rummy_env.core import player_view
-
     return player_view(rules, state, rows=rows).table_points
 
 

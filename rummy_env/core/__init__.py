@@ -88,7 +88,7 @@ from .state import (
 from .step import init, legal_mask, step, step_inplace
 from .stream import GameStream
 from .table import layoff_fits
-from .table_cache import TableCache, table_keys
+from .table_cache import TableCache
 from .view import PlayerView, player_view
 from .worlds import provisional_scores, sample_worlds, unseen_counts
 
@@ -99,7 +99,7 @@ __all__ = [
     "PATTERN_CARDS", "PATTERN_CONTAINS", "PATTERN_KIND", "PATTERN_SIZE", "PATTERN_START",
     "PHASE_CALL", "PHASE_CALL_PLAY", "PHASE_DRAW", "PHASE_GAME_OVER", "PHASE_HAND_OVER",
     "PHASE_NAMES", "PHASE_PLAY", "PILE_TOP", "PRESETS", "PlayerView", "Position", "PositionError",
-    "TableCache", "TableMeldSpec", "parse_position", "table_keys",
+    "TableCache", "TableMeldSpec", "parse_position",
     "Rules", "State", "action_layout", "bit_masks", "card_id", "card_text", "chips", "count_texts",
     "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "from_position",
     "game_keys", "init", "is_int", "layoff_fits", "legal_mask", "legal_mask_one", "legal_texts",
