@@ -22,7 +22,7 @@ from torch import nn
 from rummy_env.core import N_CARD_IDS, Rules, encode, obs_layout
 
 from .base import Decision
-from .distributions import MaskedCategorical, masked_logits
+from .distributions import LegalActions, MaskedCategorical, masked_logits
 
 CARD_BLOCKS = ("hand", "known", "unseen", "pile", "pile_depth", "pile_top", "table_set",
                "table_run", "table_by", "table_joker", "table_meld", "owed", "no_discard")
@@ -48,16 +48,19 @@ class _PolicyValue(nn.Module):
         raise NotImplementedError
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.critic(self.features(obs)).squeeze(-1)
+        return self.critic(self.features(obs)).squeeze(-1).float()
 
-    def get_action_and_value(self, obs: torch.Tensor, mask: torch.Tensor,
-                             action: torch.Tensor | None = None, greedy: bool = False):
-        """(action, log-prob, entropy, value) for [n, D] observations and [n, A] masks."""
+    def get_action_and_value(self, obs: torch.Tensor, mask: torch.Tensor | None,
+                             action: torch.Tensor | None = None, greedy: bool = False,
+                             legal: LegalActions | None = None):
+        """(action, log-prob, entropy, value) for [n, D] observations and [n, A] masks (or
+        their ``LegalActions``, packed once for many minibatches)."""
         hidden = self.features(obs)
-        dist = MaskedCategorical(self.actor(hidden), mask)
+        dist = MaskedCategorical(self.actor(hidden), mask, legal)  # float32 even under autocast
         if action is None:
-            action = dist.probs.argmax(dim=-1) if greedy else dist.sample()
-        return action, dist.log_prob(action), dist.entropy(), self.critic(hidden).squeeze(-1)
+            action = dist.mode() if greedy else dist.sample()
+        return (action, dist.log_prob(action), dist.entropy(),
+                self.critic(hidden).squeeze(-1).float())
 
 
 class MLPPolicy(_PolicyValue):

@@ -90,6 +90,7 @@ BAD_SETTINGS = {
     "init_from network": (["init_from=champion", "arch_kwargs={hidden: [16]}"], "arch_kwargs"),
     "init_from rules": (["init_from=champion", "rules.players=3"], "players=2"),
     "init_rules": (["init_rules=sometimes"], "init_rules"),
+    "precision": (["precision=half"], "precision"),
     "init_rules any, other seats": (["init_from=agents/champions/standard_2p.pt",
                                      "init_rules=any", "arch_kwargs={hidden: [256, 128]}",
                                      "rules.players=3"], "observation entries"),

@@ -11,12 +11,13 @@ import pytest
 import torch
 
 from agents.checkpoint import CheckpointMismatch, load_policy
-from agents.distributions import MaskedCategorical
+from agents.distributions import LegalActions, MaskedCategorical
 from agents.torch_policy import ARCHITECTURES, TorchAgent, build_policy
 from rummy_env.core import (
     Decision,
     Rules,
     action_layout,
+    encode,
     init,
     legal_mask,
     observation_size,
@@ -66,6 +67,52 @@ def test_masked_categorical_matches_torch_categorical_over_the_legal_actions() -
     grad, = torch.autograd.grad(ours.log_prob(action).sum(), logits)
     expected, = torch.autograd.grad(theirs.log_prob(action).sum(), logits)
     assert torch.allclose(grad, expected, atol=1e-5)
+
+
+def test_legal_actions_packed_once_serve_every_minibatch() -> None:
+    """The trainer packs a whole rollout's masks once and slices minibatches from it: each
+    slice must give the full-width distribution's log-probs, entropy, mode and gradients."""
+    torch.manual_seed(2)
+    logits = (torch.randn(50, 40) * 3).requires_grad_(True)
+    mask = torch.rand(50, 40) < 0.25
+    mask[torch.arange(50), torch.randint(0, 40, (50,))] = True
+    legal = LegalActions.of(mask)
+    assert legal.index.shape[1] == int(mask.sum(1).max())
+    rows = torch.randperm(50)[:20]
+    part = legal.rows(rows)
+    assert part.index.shape[1] == int(mask[rows].sum(1).max())
+    ours = MaskedCategorical(logits[rows], legal=part)
+    theirs = torch.distributions.Categorical(logits=logits[rows].masked_fill(~mask[rows], -1e9))
+    action = theirs.sample()
+    assert torch.allclose(ours.log_prob(action), theirs.log_prob(action), atol=1e-5)
+    assert torch.allclose(ours.entropy(), theirs.entropy(), atol=1e-5)
+    assert torch.equal(ours.mode(), theirs.probs.argmax(-1))
+    grad, = torch.autograd.grad((ours.log_prob(action) + ours.entropy()).sum(), logits)
+    expected, = torch.autograd.grad((theirs.log_prob(action) + theirs.entropy()).sum(), logits)
+    assert torch.allclose(grad, expected, atol=1e-5)
+    illegal = (~mask[rows]).float().argmax(-1)  # an action illegal in its row
+    assert (ours.log_prob(illegal) == torch.finfo(torch.float32).min).all()
+
+
+def test_bfloat16_passes_keep_the_categorical_and_the_weights_float32() -> None:
+    """``precision=bfloat16`` runs the network's products in bfloat16: the categorical, the
+    value and the gradients the optimizer sees stay float32 and close to float32's."""
+    from train.precision import network_precision
+
+    rules = Rules()
+    state = init(rules, seed=5, batch_size=64)
+    mask = torch.as_tensor(legal_mask(rules, state))
+    obs = torch.as_tensor(encode(rules, player_view(rules, state)))
+    policy = build_policy("mlp", rules, obs.shape[1], mask.shape[1])
+    action, logprob, entropy, value = policy.get_action_and_value(obs, mask)
+    with network_precision("bfloat16", torch.device("cpu")):
+        _, logprob16, entropy16, value16 = policy.get_action_and_value(obs, mask, action)
+    for exact, rounded in ((logprob, logprob16), (entropy, entropy16), (value, value16)):
+        assert rounded.dtype == torch.float32
+        assert torch.allclose(exact, rounded, atol=0.05), (exact - rounded).abs().max()
+    (logprob16.mean() + value16.mean()).backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.float32 and p.grad.isfinite().all()
+               for p in policy.parameters())
 
 
 def test_masked_categorical_rejects_an_empty_row() -> None:

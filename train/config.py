@@ -22,6 +22,7 @@ from rummy_env.core import Rules
 from rummy_env.envs.options import REWARDS
 
 from .config_checks import ConfigError, Range, check_fields, check_network
+from .precision import PRECISIONS
 
 AT_LEAST_0, AT_LEAST_1, POSITIVE, SHARE = Range(0), Range(1), Range(0, low_open=True), Range(0, 1)
 
@@ -39,6 +40,7 @@ RANGES: dict[str, Range] = {
 
 CHOICES: dict[str, tuple[str, ...]] = {"reward": tuple(REWARDS),
                                        "device": ("auto", "cpu", "cuda"),
+                                       "precision": PRECISIONS,
                                        "init_rules": ("same", "any")}
 """Allowed values of the ``TrainConfig`` fields that take a name (``arch`` and
 ``arch_kwargs`` are checked by building the network)."""
@@ -121,6 +123,9 @@ class TrainConfig:
     are written)."""
     device: str = "auto"
     """``auto`` (CUDA when available), ``cpu`` or ``cuda``."""
+    precision: str = "float32"
+    """Number format of the network's passes: ``float32`` or ``bfloat16`` (autocast matrix
+    products; weights, optimizer and losses stay float32; see train/precision.py)."""
     torch_threads: int = 0
     """torch intra-op threads (0: torch's default)."""
     run_dir: str = "runs"

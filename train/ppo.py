@@ -34,6 +34,7 @@ import numpy as np
 import torch
 from torch import nn, optim
 
+from agents.distributions import LegalActions
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent, build_policy
 from rummy_env.envs.vector import RummyVectorEnv
@@ -46,6 +47,7 @@ from .config_checks import ConfigError
 from .evaluation import evaluate
 from .interrupt import StopOnSignal
 from .league import SELF, League
+from .precision import network_precision
 from .resume import open_run
 from .run_dir import create_run_dir
 from .seats import SeatControl
@@ -195,7 +197,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                     with clock("learner"):
                         obs_t = torch.as_tensor(obs_np[learn], device=device)
                         mask_t = torch.as_tensor(mask_np[learn], device=device)
-                        with torch.no_grad():
+                        with torch.no_grad(), network_precision(cfg.precision, device):
                             action, logprob, _, value = policy.get_action_and_value(obs_t,
                                                                                     mask_t)
                         actions[learn] = action.cpu().numpy()
@@ -225,7 +227,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             # Bootstrap every chain still pending from that seat's current observation.
             g, s = seating.open_chains()
             if g.size:
-                with torch.no_grad():
+                with torch.no_grad(), network_precision(cfg.precision, device):
                     boot = policy.get_value(torch.as_tensor(env.observations(s, g), device=device))
                 buf.bootstrap[seating.pending[g, s], g] = boot.cpu().numpy()
             advantages, returns = turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step,
@@ -235,9 +237,13 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             # -------------------------------------------------------------- PPO update
             update_start = time.perf_counter()
             ti, bi = np.nonzero(buf.learner)
-            ti_t, bi_t = torch.as_tensor(ti, device=device), torch.as_tensor(bi, device=device)
-            b_obs, b_masks = buf.obs[ti_t, bi_t], buf.masks[ti_t, bi_t]
-            b_actions, b_logprobs = buf.actions[ti_t, bi_t], buf.logprobs[ti_t, bi_t]
+            # The learner's samples as rows of the flattened rollout; a minibatch's observations
+            # are picked from there (index_select), never copied out of the rollout as a whole.
+            rows = torch.as_tensor(ti * b + bi, device=device)
+            all_obs = buf.obs.view(-1, obs_dim)
+            b_legal = LegalActions.of(buf.masks.view(-1, n_actions).index_select(0, rows))
+            b_actions = buf.actions.view(-1).index_select(0, rows)
+            b_logprobs = buf.logprobs.view(-1).index_select(0, rows)
             b_adv = torch.as_tensor(advantages[ti, bi], device=device)
             b_returns = torch.as_tensor(returns[ti, bi], device=device)
             b_values = torch.as_tensor(buf.values[ti, bi], device=device)
@@ -250,8 +256,10 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 order = torch.randperm(n_samples, device=device)
                 # Equal minibatches (no tiny remainder batch with a noisy gradient).
                 for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
-                    _, newlogprob, entropy, newvalue = policy.get_action_and_value(
-                        b_obs[mb], b_masks[mb], b_actions[mb])
+                    with network_precision(cfg.precision, device):
+                        _, newlogprob, entropy, newvalue = policy.get_action_and_value(
+                            all_obs.index_select(0, rows[mb]), None, b_actions[mb],
+                            legal=b_legal.rows(mb))
                     logratio = newlogprob - b_logprobs[mb]
                     ratio = logratio.exp()
                     with torch.no_grad():
