@@ -115,6 +115,19 @@ def test_bfloat16_passes_keep_the_categorical_and_the_weights_float32() -> None:
                for p in policy.parameters())
 
 
+def test_auto_precision_takes_bfloat16_where_the_cpu_has_it() -> None:
+    """``precision=auto`` is bfloat16 exactly where the CPU lists bfloat16 instructions."""
+    from train.precision import resolved_precision
+
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        pytest.skip("no /proc/cpuinfo to read the CPU's instruction sets from")
+    flags = set(cpuinfo.read_text().split())
+    native = bool(flags & {"avx512_bf16", "amx_bf16"})
+    assert resolved_precision("auto", torch.device("cpu")) == ("bfloat16" if native else "float32")
+    assert resolved_precision("float32", torch.device("cpu")) == "float32"
+
+
 def test_masked_categorical_rejects_an_empty_row() -> None:
     with pytest.raises(ValueError, match="no legal action"):
         MaskedCategorical(torch.zeros(2, 4), torch.tensor([[True] * 4, [False] * 4]))

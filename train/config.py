@@ -124,8 +124,9 @@ class TrainConfig:
     device: str = "auto"
     """``auto`` (CUDA when available), ``cpu`` or ``cuda``."""
     precision: str = "float32"
-    """Number format of the network's passes: ``float32`` or ``bfloat16`` (autocast matrix
-    products; weights, optimizer and losses stay float32; see train/precision.py)."""
+    """Number format of the network's passes: ``float32``, ``bfloat16`` (autocast matrix
+    products; weights, optimizer and losses stay float32) or ``auto`` (bfloat16 where the
+    device does it natively; see train/precision.py)."""
     torch_threads: int = 0
     """torch intra-op threads (0: torch's default)."""
     run_dir: str = "runs"

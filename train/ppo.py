@@ -47,7 +47,7 @@ from .config_checks import ConfigError
 from .evaluation import evaluate
 from .interrupt import StopOnSignal
 from .league import SELF, League
-from .precision import network_precision
+from .precision import network_precision, resolved_precision
 from .resume import open_run
 from .run_dir import create_run_dir
 from .seats import SeatControl
@@ -107,6 +107,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     ``cfg.run_dir``); a ConfigError before any work when the device or the resume is refused."""
     # ------------------------------------------------------------------ set-up
     device = pick_device(cfg.device)
+    precision = resolved_precision(cfg.precision, device)
     run_dir, payload = open_run(resume, cfg) if resume is not None else (None, None)
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -161,7 +162,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     first_update = global_step // batch_per_update + 1
     writer = SummaryWriter(str(run_dir), purge_step=global_step if payload else None)
     if payload is None:
-        table = "\n".join(f"|{k}|{v}|" for k, v in cfg.to_dict().items())
+        settings = {**cfg.to_dict(), "precision": f"{cfg.precision} ({precision} on {device})"}
+        table = "\n".join(f"|{k}|{v}|" for k, v in settings.items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
 
     def checkpoint(path: Path, update: int) -> None:
@@ -197,7 +199,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                     with clock("learner"):
                         obs_t = torch.as_tensor(obs_np[learn], device=device)
                         mask_t = torch.as_tensor(mask_np[learn], device=device)
-                        with torch.no_grad(), network_precision(cfg.precision, device):
+                        with torch.no_grad(), network_precision(precision, device):
                             action, logprob, _, value = policy.get_action_and_value(obs_t,
                                                                                     mask_t)
                         actions[learn] = action.cpu().numpy()
@@ -227,7 +229,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             # Bootstrap every chain still pending from that seat's current observation.
             g, s = seating.open_chains()
             if g.size:
-                with torch.no_grad(), network_precision(cfg.precision, device):
+                with torch.no_grad(), network_precision(precision, device):
                     boot = policy.get_value(torch.as_tensor(env.observations(s, g), device=device))
                 buf.bootstrap[seating.pending[g, s], g] = boot.cpu().numpy()
             advantages, returns = turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step,
@@ -256,7 +258,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 order = torch.randperm(n_samples, device=device)
                 # Equal minibatches (no tiny remainder batch with a noisy gradient).
                 for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
-                    with network_precision(cfg.precision, device):
+                    with network_precision(precision, device):
                         _, newlogprob, entropy, newvalue = policy.get_action_and_value(
                             all_obs.index_select(0, rows[mb]), None, b_actions[mb],
                             legal=b_legal.rows(mb))
