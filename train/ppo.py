@@ -241,11 +241,11 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             ti, bi = np.nonzero(buf.learner)
             # The learner's samples as rows of the flattened rollout; a minibatch's observations
             # are picked from there (index_select), never copied out of the rollout as a whole.
-            rows = torch.as_tensor(ti * b + bi, device=device)
+            sample_rows = torch.as_tensor(ti * b + bi, device=device)
             all_obs = buf.obs.view(-1, obs_dim)
-            b_legal = LegalActions.of(buf.masks.view(-1, n_actions).index_select(0, rows))
-            b_actions = buf.actions.view(-1).index_select(0, rows)
-            b_logprobs = buf.logprobs.view(-1).index_select(0, rows)
+            b_legal = LegalActions.of(buf.masks.view(-1, n_actions).index_select(0, sample_rows))
+            b_actions = buf.actions.view(-1).index_select(0, sample_rows)
+            b_logprobs = buf.logprobs.view(-1).index_select(0, sample_rows)
             b_adv = torch.as_tensor(advantages[ti, bi], device=device)
             b_returns = torch.as_tensor(returns[ti, bi], device=device)
             b_values = torch.as_tensor(buf.values[ti, bi], device=device)
@@ -260,7 +260,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
                     with network_precision(precision, device):
                         _, newlogprob, entropy, newvalue = policy.get_action_and_value(
-                            all_obs.index_select(0, rows[mb]), None, b_actions[mb],
+                            all_obs.index_select(0, sample_rows[mb]), None, b_actions[mb],
                             legal=b_legal.rows(mb))
                     logratio = newlogprob - b_logprobs[mb]
                     ratio = logratio.exp()
