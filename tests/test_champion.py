@@ -18,14 +18,16 @@ from rummy_env.core import (
 )
 
 
-@pytest.mark.parametrize("name, players", [("standard_2p", 2), ("standard_4p", 4)])
-def test_a_champion_ships_as_a_plain_weights_file(name: str, players: int) -> None:
+@pytest.mark.parametrize("name, rules", [("standard_2p", {"players": 2}),
+                                         ("standard_4p", {"players": 4}),
+                                         ("web_2p", {"preset": "web", "players": 2})])
+def test_a_champion_ships_as_a_plain_weights_file(name: str, rules: dict) -> None:
     import torch
 
     (path,) = [p for p in champion_files() if p.stem == name]
     assert path.stat().st_size < 8 * 2**20
     payload = torch.load(path, weights_only=True)       # plain data only, nothing unpickled
-    assert Rules.from_dict(payload["rules"]) == Rules.from_dict({"players": players})
+    assert Rules.from_dict(payload["rules"]) == Rules.from_dict(rules)
     assert "optimizer" not in payload["extra"] and "run_state" not in payload["extra"]
 
 

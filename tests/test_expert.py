@@ -85,10 +85,11 @@ def test_the_guide_is_the_champion_where_one_ships_else_sharp():
 
     assert isinstance(make_agent("expert", Rules()).guide, PolicyGuide)
     assert isinstance(make_agent("expert:guide=sharp", Rules()).guide, SharpGuide)
-    web = Rules.preset_named("web")
-    assert isinstance(make_agent("expert", web).guide, SharpGuide)
+    assert isinstance(make_agent("expert", Rules.preset_named("web")).guide, PolicyGuide)
+    three = Rules.from_dict({"players": 3})
+    assert isinstance(make_agent("expert", three).guide, SharpGuide)
     with pytest.raises(ValueError, match="guide=champion: champion: trained only for") as e:
-        make_agent("expert:guide=champion", web)
+        make_agent("expert:guide=champion", three)
     assert "\n" not in str(e.value)
 
 
