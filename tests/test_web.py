@@ -378,10 +378,14 @@ def test_each_tab_gets_its_own_game(server):
     assert call(server, "GET", f"/api/games/{views[0]['id']}")[0] == 404
 
 
-def test_serve_command_prints_its_address_and_stops(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_serve_command_prints_its_address_and_stops(tmp_path, stop):
+    """It stops cleanly on either signal, also started with SIGINT ignored (a script's
+    background job)."""
     command = [sys.executable, "-m", "rummy_env.tools.cli", "serve", "--port", "0",
                "--records", str(tmp_path)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         line = process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -390,7 +394,7 @@ def test_serve_command_prints_its_address_and_stops(tmp_path):
         conn.request("GET", "/api/options")
         assert conn.getresponse().status == 200
         conn.close()
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         assert process.wait(timeout=30) == 0
     finally:
         if process.poll() is None:

@@ -3,11 +3,15 @@
 Starts a local web server (127.0.0.1 unless ``--host`` says otherwise) and
 prints its address; open it in a browser. Each tab plays its own game; saved
 games go to ``--records`` in the format of ``rummy500 play --record``.
+Ctrl-C (SIGINT) or SIGTERM stops it, also when it was started in the background
+of a script (where SIGINT comes ignored).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+from types import FrameType
 
 from rummy_env.tools.arg_checks import (
     CommandParser,
@@ -16,6 +20,11 @@ from rummy_env.tools.arg_checks import (
     positive_int,
 )
 from rummy_env.web.server import make_server
+
+
+def _stop(number: int, frame: FrameType | None) -> None:
+    """Stop serving on SIGINT or SIGTERM, whatever the inherited handlers were."""
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
                              args.idle_minutes * 60, quiet=not args.log)
     except OSError as e:
         parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _stop)
     print(f"Rummy 500 table at {server.url}  (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
