@@ -223,7 +223,7 @@ def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) 
 
 # ----------------------------------------------------------------------------- config + CLI
 @pytest.mark.parametrize("name", ["quickstart", "selfplay", "selfplay_4p", "improve_champion",
-                                  "champion_vs_sharp"])
+                                  "champion_vs_sharp", "champion_4p"])
 def test_shipped_recipes_load(name: str) -> None:
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "configs" / "train" / f"{name}.yaml")
