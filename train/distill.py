@@ -35,6 +35,7 @@ from agents.expert import ExpertAgent, select_view
 from agents.registry import make_agent
 from eval.arena import match_games, play_games
 from rummy_env.core import Rules, encode
+from train.interrupt import STOP_SIGNALS
 
 
 @dataclass
@@ -189,7 +190,7 @@ def _stop(number: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    for number in (signal.SIGINT, signal.SIGTERM):  # also where a shell left SIGINT ignored
+    for number in STOP_SIGNALS:  # also where a shell left SIGINT ignored
         signal.signal(number, _stop)
     parser = argparse.ArgumentParser(prog="python -m train.distill",
                                      description=__doc__.split("\n\n")[0])

@@ -15,7 +15,7 @@ import sys
 from types import FrameType
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-"""Signals that stop a run after the update under way."""
+"""Signals that stop the programs (a training run after the update under way)."""
 
 
 class StopOnSignal:

@@ -20,6 +20,7 @@ from rummy_env.tools.arg_checks import (
     positive_int,
 )
 from rummy_env.web.server import make_server
+from train.interrupt import STOP_SIGNALS
 
 
 def _stop(number: int, frame: FrameType | None) -> None:
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                              args.idle_minutes * 60, quiet=not args.log)
     except OSError as e:
         parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in STOP_SIGNALS:
         signal.signal(number, _stop)
     print(f"Rummy 500 table at {server.url}  (Ctrl-C stops)", flush=True)
     try:
