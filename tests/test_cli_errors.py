@@ -192,6 +192,6 @@ def test_bench_against_gin_reports_each_peer_with_its_ratio() -> None:
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert rows[0]["env"] == "aec"
-    assert {r["env"] for r in rows[1:]} == {"rlcard-gin", "openspiel-gin"}
+    assert {r["env"] for r in rows[1:]} == {"pettingzoo-gin", "rlcard-gin", "openspiel-gin"}
     for row in rows[1:]:
         assert "skipped" in row or row["ratio"] > 0

@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     parser.add_argument("--against", choices=sorted(PEERS),
                         help="with --what aec or gym: also measure peer engines of this game "
-                        "in the same run and print the ratios (gin: RLCard's and OpenSpiel's gin "
-                        "rummy, the [peers] extra)")
+                        "in the same run and print the ratios (gin: PettingZoo's classic "
+                        "gin_rummy_v4, RLCard's and OpenSpiel's gin rummy; see bench_peers)")
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
     rules = rules_from_args(parser, args)

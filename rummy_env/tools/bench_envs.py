@@ -64,7 +64,14 @@ def bench_aec(rules: Rules, seconds: float, seed: int = 0) -> dict[str, Any]:
     """Throughput of the wrapped PettingZoo AEC env, one game, random legal actions."""
     from rummy_env.envs.aec import env as make_env
 
-    env = make_env(rules=rules)
+    result = time_aec_games(make_env(rules=rules), seconds, seed)
+    return {"env": "aec", "preset": rules.preset, "players": rules.players, **result}
+
+
+def time_aec_games(env: Any, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """Play games of any PettingZoo AEC env with an ``action_mask`` in its observations,
+    the way a user loop does (``last()`` then ``step()``), for about ``seconds``: the
+    same driver for our env and for PettingZoo's own card games."""
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     agent_steps = games = 0
@@ -88,15 +95,8 @@ def bench_aec(rules: Rules, seconds: float, seed: int = 0) -> dict[str, Any]:
             games += 1
             env.reset()
         elapsed = time.perf_counter() - start
-    return {
-        "env": "aec",
-        "preset": rules.preset,
-        "players": rules.players,
-        "seconds": elapsed,
-        "agent_steps": agent_steps,
-        "agent_steps_per_s": agent_steps / elapsed,
-        "games_finished": games,
-    }
+    return {"seconds": elapsed, "agent_steps": agent_steps,
+            "agent_steps_per_s": agent_steps / elapsed, "games_finished": games}
 
 
 def bench_gym(rules: Rules, seconds: float, seed: int = 0) -> dict[str, Any]:
