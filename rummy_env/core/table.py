@@ -77,7 +77,7 @@ def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _run_ends(ace_high: bool, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
+def run_ends(ace_high: bool, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
     """(up, down) int16 [13 * 14]: the rank a run from ``start`` of ``length`` cards
     accepts at each end (entry ``start * 14 + length``), -1 none (so a table's run
     targets are one lookup)."""
@@ -113,7 +113,7 @@ def meld_accepts(rules: Rules, melds, at: tuple) -> np.ndarray:
     end_at = melds.meld_start[at].astype(np.intp) * (N_RANKS + 1) + length
     is_run = kind == KIND_RUN
     for direction, ends in zip((LAYOFF_UP, LAYOFF_DOWN),
-                               _run_ends(bool(rules.runs_ace_high), bool(rules.wrap))):
+                               run_ends(bool(rules.runs_ace_high), bool(rules.wrap))):
         end = ends[end_at]
         accepts[..., direction] = np.where(is_run & (end >= 0), key * N_RANKS + end, -1)
     return accepts
