@@ -28,6 +28,7 @@ from rummy_env.core import (
     step_inplace,
 )
 from rummy_env.core.mask_one import supports
+from rummy_env.core.table_one import layoff_fits_one
 from rummy_env.envs.aec import raw_env
 from rummy_env.envs.one_game_mask import OneGameMask, OneGameObserver
 
@@ -117,8 +118,9 @@ def test_the_kept_table_never_goes_stale(preset: str) -> None:
     {"discard_required": True, "layoff_requires_meld": True, "keep_taken": True, "players": 3},
 ], ids=lambda flags: ",".join(f"{k}={v}" for k, v in flags.items()) or "standard")
 def test_the_plain_one_game_mask_equals_the_batched_mask(flags: dict) -> None:
-    """``legal_mask_one`` (plain Python, no jokers) offers exactly what ``legal_mask`` does at
-    every step of whole random games, for each rule that shapes the mask."""
+    """``legal_mask_one`` (plain Python, no jokers) offers exactly what ``legal_mask`` does,
+    and ``layoff_fits_one`` finds the lay-offs ``layoff_fits`` does, at every step of whole
+    random games, for each rule that shapes the mask."""
     rules = Rules.from_dict(flags)
     assert supports(rules)
     rng = np.random.default_rng(3)
@@ -126,7 +128,9 @@ def test_the_plain_one_game_mask_equals_the_batched_mask(flags: dict) -> None:
         state = init(rules, 40 + game, 1)
         while not state.game_over[0]:
             want = legal_mask(rules, state)
-            assert np.array_equal(legal_mask_one(rules, state, layoff_fits(rules, state)), want)
+            fits = layoff_fits(rules, state)
+            assert np.array_equal(layoff_fits_one(rules, state), fits)
+            assert np.array_equal(legal_mask_one(rules, state, fits), want)
             step_inplace(rules, state, sample_legal(want, rng), mask=want)
 
 
@@ -134,7 +138,8 @@ def test_the_plain_one_game_mask_equals_the_batched_mask(flags: dict) -> None:
 @pytest.mark.parametrize("players", [2, 3])
 def test_one_game_steps_equal_the_batched_steps(preset: str, players: int) -> None:
     """``step_inplace`` of a lone game (its plain-Python steps) changes every state field
-    exactly as the batched code does for the same game beside a copy of itself, at every
+    exactly as the batched code does for the same game beside a copy of itself (and
+    ``layoff_fits_one`` finds the batched lay-offs, jokers' melds included), at every
     step of games (up to 1,500 steps each, several hands): draws, takes, discards, melds
     and lay-offs alike."""
     rules = raw_env(preset=preset, players=players).rules
@@ -147,6 +152,7 @@ def test_one_game_steps_equal_the_batched_steps(preset: str, players: int) -> No
             if alone.game_over[0]:
                 break
             mask = legal_mask(rules, alone)
+            assert np.array_equal(layoff_fits_one(rules, alone), layoff_fits(rules, alone))
             action = sample_legal(mask, rng)
             step_inplace(rules, alone, action, mask=mask)
             step_inplace(rules, pair, np.repeat(action, 2))

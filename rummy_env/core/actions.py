@@ -25,7 +25,7 @@ With one deck and no jokers T = 52 and A = 955.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -47,35 +47,35 @@ class ActionLayout:
     END = 1
     TAKE = 2
 
-    @property
+    @cached_property
     def MELD(self) -> int:  # noqa: N802 - offsets read as constants
         return self.TAKE + self.max_take
 
-    @property
+    @cached_property
     def LAYOFF(self) -> int:  # noqa: N802
         return self.MELD + N_PATTERNS
 
-    @property
+    @cached_property
     def DISCARD(self) -> int:  # noqa: N802
         return self.LAYOFF + N_NATURAL * 3
 
-    @property
+    @cached_property
     def SWAP(self) -> int:  # noqa: N802
         return self.DISCARD + N_CARD_IDS
 
-    @property
+    @cached_property
     def CALL(self) -> int:  # noqa: N802
         return self.SWAP + N_NATURAL
 
-    @property
+    @cached_property
     def PASS(self) -> int:  # noqa: N802
         return self.CALL + 1
 
-    @property
+    @cached_property
     def DONE(self) -> int:  # noqa: N802
         return self.CALL + 2
 
-    @property
+    @cached_property
     def size(self) -> int:
         return self.CALL + 3
 

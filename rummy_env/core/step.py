@@ -132,14 +132,14 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
     actions = np.asarray(actions, dtype=np.int64).reshape(-1)
     if actions.shape[0] != state.batch_size:
         raise ValueError(f"step: got {actions.shape[0]} actions for {state.batch_size} games")
+    if actions.shape[0] == 1 and mask is not None and _one_game_step(rules, state, actions, mask):
+        return
     live = (state.phase != PHASE_GAME_OVER) & (state.phase != PHASE_HAND_OVER)
     if mask is None:
         mask = legal_mask(rules, state)
     _check_legal(action_ids, mask, actions, live)
 
     state.hand_ended[:] = False
-    if actions.shape[0] == 1 and live[0] and step_one(rules, action_ids, state, int(actions[0])):
-        return
     rows_of = _rows_by_range(action_ids, actions, live)
     calling = state.phase == PHASE_CALL_PLAY
     if rows_of["draw"].size:
@@ -194,6 +194,18 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
     hand_over = np.concatenate(hand_over)  # sorted below: the order they came in is no matter
     if hand_over.size:
         _end_hands(rules, state, np.sort(hand_over), auto_deal)
+
+
+def _one_game_step(rules: Rules, state: State, actions: np.ndarray, mask: np.ndarray) -> bool:
+    """Apply a lone live game's legal action with ``step_one`` when it can, with scalar
+    checks only; False leaves the step (and any refusal) to the batched code."""
+    phase, a = int(state.phase[0]), int(actions[0])
+    ids = lookup_tables(rules).layout
+    if phase == PHASE_GAME_OVER or phase == PHASE_HAND_OVER or not (0 <= a < ids.size
+                                                                    and mask[0, a]):
+        return False
+    state.hand_ended[0] = False
+    return step_one(rules, ids, state, a)
 
 
 def _check_legal(action_ids, mask: np.ndarray, actions: np.ndarray, live: np.ndarray) -> None:

@@ -18,7 +18,6 @@ from functools import lru_cache
 from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
 from .cards import JOKER, N_RANKS
 from .patterns import (
-    KIND_RUN,
     KIND_SET,
     PATTERN_CARDS,
     PATTERN_CONTAINS,
@@ -28,7 +27,7 @@ from .patterns import (
 )
 from .rules import Rules
 from .state import PHASE_DRAW, PHASE_PLAY, State
-from .table import run_ends
+from .table_one import oldest_fit
 
 
 def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool:
@@ -113,7 +112,7 @@ def _layoff(rules: Rules, state: State, seat: int, code: int) -> bool:
     size = int(state.hand_size[0, seat]) - 1
     if size <= 0 or state.hand[0, seat, card] == 0:
         return False  # a joker declared as the card, or the hand empties: the batched path
-    m = _oldest_fit(rules, state, card, direction)
+    m = oldest_fit(rules, state, card, direction)
     _remove(state, seat, card)
     state.hand_size[0, seat] = size
     slot = card // N_RANKS if direction == LAYOFF_SET else card % N_RANKS
@@ -125,25 +124,6 @@ def _layoff(rules: Rules, state: State, seat: int, code: int) -> bool:
     if int(state.owed[0]) == card:
         state.owed[0] = -1
     return True
-
-
-def _oldest_fit(rules: Rules, state: State, card: int, direction: int) -> int:
-    """The first table meld that accepts ``card`` in ``direction`` (as ``meld_accepts``)."""
-    ends = run_ends(bool(rules.runs_ace_high), bool(rules.wrap))[direction - 1]
-    kinds, keys = state.meld_kind[0].tolist(), state.meld_key[0].tolist()
-    starts, lengths = state.meld_start[0].tolist(), state.meld_len[0].tolist()
-    for m in range(int(state.n_melds[0])):
-        if direction == LAYOFF_SET:
-            if kinds[m] == KIND_SET and lengths[m] == 3:
-                by = state.meld_by[0, m]
-                missing = sum(suit for suit in (1, 2, 3) if by[suit] < 0)
-                if missing * N_RANKS + keys[m] == card:
-                    return m
-        elif kinds[m] == KIND_RUN:
-            end = int(ends[starts[m] * (N_RANKS + 1) + lengths[m]])
-            if end >= 0 and keys[m] * N_RANKS + end == card:
-                return m
-    raise AssertionError(f"no meld accepts legal lay-off {card}/{direction}")
 
 
 def _remove(state: State, seat: int, card: int) -> None:

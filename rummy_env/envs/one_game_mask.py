@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core import Rules, State, layoff_fits, legal_mask_one, observe_one
+from rummy_env.core import Rules, State, legal_mask_one, observe_one
 from rummy_env.core.observe_one import TablePart, table_part
+from rummy_env.core.table_one import layoff_fits_one
 
 
 def table_key(state: State) -> tuple[int | bytes, ...]:
@@ -29,7 +30,8 @@ def table_key(state: State) -> tuple[int | bytes, ...]:
 
 
 class OneGameMask:
-    """``legal_mask`` of a one-game state, with its table's ``layoff_fits`` kept."""
+    """``legal_mask`` of a one-game state, with its table's ``layoff_fits`` kept (worked
+    out by ``layoff_fits_one``'s loop over the melds)."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -41,7 +43,7 @@ class OneGameMask:
         table = table_key(state)
         if state is not self._state or table != self._table:
             self._state, self._table = state, table
-            self._fits = layoff_fits(self.rules, state)
+            self._fits = layoff_fits_one(self.rules, state)
         return legal_mask_one(self.rules, state, self._fits)
 
 
