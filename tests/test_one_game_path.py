@@ -92,12 +92,14 @@ def test_aec_game_equals_the_batched_engine(preset: str, players: int) -> None:
     assert hands_ended >= 1  # the deal of a new hand is covered too
 
 
-@pytest.mark.parametrize("preset", PRESETS)
-def test_the_kept_table_never_goes_stale(preset: str) -> None:
+@pytest.mark.parametrize("config", [{"preset": p} for p in PRESETS] + [
+    {"decks": 2}, {"preset": "jokers", "decks": 2}], ids=lambda c: ",".join(map(str, c.values())))
+def test_the_kept_table_never_goes_stale(config: dict) -> None:
     """The one-game envs' mask and observations, which keep what the table accepts and
     shows between steps, equal those worked out afresh at every step of whole games,
-    through new hands and new games (a new state each, as a reset makes)."""
-    rules = raw_env(preset=preset, players=3).rules
+    through new hands and new games (a new state each, as a reset makes); two decks too,
+    where copies of a card add up on the table."""
+    rules = raw_env(**config, players=3).rules
     masks, observer = OneGameMask(rules), OneGameObserver(rules)
     rng = np.random.default_rng(7)
     for game in range(4):

@@ -19,7 +19,7 @@ from .table import selected_slots
 
 
 @lru_cache(maxsize=64)
-def _slot_points_table(rules: Rules) -> np.ndarray:
+def slot_points_table(rules: Rules) -> np.ndarray:
     """int32 [3, 13, 13]: points of the card in slot j of a meld with key k, by the meld's
     shape: 0 a set (key = rank), 1 a run from the ace (slot 0 is a low ace), 2 any other
     run. One lookup then prices every filled slot of a table."""
@@ -56,7 +56,7 @@ def slot_points(rules: Rules, kind: np.ndarray, start: np.ndarray, key: np.ndarr
     """[k]: points of k filled table slots, each given its meld's kind, start and key, its
     slot j and whether a joker fills it (a joker scores ``joker_points`` where set)."""
     shape = (kind == KIND_RUN) * (1 + (start != 0))
-    pts = _slot_points_table(rules)[shape, key, j]
+    pts = slot_points_table(rules)[shape, key, j]
     joker_points = lookup_tables(rules).joker_points
     return np.where(joker, joker_points, pts) if joker_points >= 0 else pts
 
