@@ -101,7 +101,7 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     col, deck, c = plan.col, plan.deck, JOKER + 1
     p = rules.players
     order = [(seat + i) % p for i in range(p)]
-    obs = np.zeros(plan.size, np.float32)
+    obs = _blank(rules).copy()  # zeros but for the rule features
 
     obs[col["hand"]: col["hand"] + c] = state.hand[row, seat]
     known = state.known[row] if seat == 0 else state.known[row, order]  # me first
@@ -156,5 +156,14 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     obs[col["hand_sizes"]: col["hand_sizes"] + k] = np.divide(numbers, plan.numbers[:k])
     obs[col["turn"]] = int(state.turn[row]) / plan.numbers[k]
     obs[col["hand_number"]] = int(state.hand_number[row]) / plan.numbers[k + 1]
-    obs[col["rules"]: col["rules"] + plan.rules.size] = plan.rules
     return obs
+
+
+@lru_cache(maxsize=16)
+def _blank(rules: Rules) -> np.ndarray:
+    """float32 [D]: an observation with only the rule features set (they never change)."""
+    plan = _encode_plan(rules)
+    blank = np.zeros(plan.size, np.float32)
+    blank[plan.col["rules"]: plan.col["rules"] + plan.rules.size] = plan.rules
+    blank.setflags(write=False)
+    return blank
