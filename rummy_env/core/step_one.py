@@ -31,8 +31,9 @@ from .table_one import oldest_fit
 
 
 def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool:
-    """Apply legal ``action`` to game 0 of ``state`` if it is a draw, a take or a plain
-    discard, and say so; otherwise change nothing and return False."""
+    """Apply legal ``action`` to game 0 of ``state`` if it is a draw, a take, a plain
+    discard or a plain meld or lay-off (module docstring), and say so; otherwise change
+    nothing and return False."""
     seat = int(state.current_player[0])
     if action == ids.DRAW:
         _start_play(state, seat)
@@ -59,7 +60,7 @@ def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool
         state.drew_last[0] = False
         return True
     if ids.MELD <= action < ids.LAYOFF:
-        return int(state.phase[0]) == PHASE_PLAY and _meld(rules, state, seat, action - ids.MELD)
+        return int(state.phase[0]) == PHASE_PLAY and _meld(state, seat, action - ids.MELD)
     if ids.LAYOFF <= action < ids.DISCARD:
         return int(state.phase[0]) == PHASE_PLAY and _layoff(rules, state, seat,
                                                              action - ids.LAYOFF)
@@ -69,8 +70,7 @@ def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool
     if size <= 1 or state.drew_last[0] or int(state.turn[0]) + 1 >= rules.max_turns:
         return False  # the hand ends: the batched path scores it
     card = action - ids.DISCARD
-    state.hand[0, seat, card] -= 1
-    state.known[0, seat, card] = max(int(state.known[0, seat, card]) - 1, 0)
+    _remove(state, seat, card)
     state.hand_size[0, seat] = size - 1
     pile_size = int(state.pile_size[0])
     state.pile[0, pile_size] = card
@@ -84,7 +84,7 @@ def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool
     return True
 
 
-def _meld(rules: Rules, state: State, seat: int, pattern: int) -> bool:
+def _meld(state: State, seat: int, pattern: int) -> bool:
     """Lay meld ``pattern`` from the hand if every card is held and one stays in hand."""
     cards, slots, kind, key, start = _patterns()[pattern]
     hand = state.hand[0, seat]
