@@ -59,7 +59,7 @@ def table_part(rules: Rules, state: State, seat: int, row: int = 0) -> TablePart
     kinds, keys = state.meld_kind[row, :used].tolist(), state.meld_key[row, :used].tolist()
     starts, lengths = state.meld_start[row, :used].tolist(), state.meld_len[row, :used].tolist()
     by_all, jokers = state.meld_by[row, :used].tolist(), state.meld_joker[row, :used].tolist()
-    shares = np.float32(np.arange(1, used + 1) / n_melds).tolist()
+    shares = [(m + 1) / n_melds for m in range(used)]  # cast to float32 once, at the end
 
     for m in range(used):
         kind, key, share = kinds[m], keys[m], shares[m]
@@ -81,7 +81,7 @@ def table_part(rules: Rules, state: State, seat: int, row: int = 0) -> TablePart
             points[by] += joker_points if joker and joker_points >= 0 else price[j]
         first = col["melds"] + 3 * m
         values[first + (0 if is_set else 1)] = 1.0
-        values[first + 2] = np.float32(lengths[m] / N_RANKS)
+        values[first + 2] = lengths[m] / N_RANKS
     columns = np.fromiter(values, np.int64, len(values))
     return TablePart(columns, np.fromiter(values.values(), np.float32, len(values)), points)
 
