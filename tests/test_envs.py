@@ -66,6 +66,57 @@ def test_pettingzoo_api_and_seed(preset: str, players: int) -> None:
         seed_test(lambda: rummy_env.env(preset=preset, players=players), num_cycles=100)
 
 
+def _standard_stack(**config):
+    """``raw_env`` in the two PettingZoo wrappers ``env()`` stands in for."""
+    from pettingzoo.utils import wrappers
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(rummy_env.raw_env(**config)))
+
+
+def _outcome(call, *args) -> tuple:
+    """What ``call(*args)`` gives: ("ok", its value) or (the error's type, its message)."""
+    try:
+        return "ok", call(*args)
+    except (AttributeError, AssertionError, ValueError, RuntimeError) as error:
+        return type(error).__name__, str(error)
+
+
+def test_env_wrapper_checks_as_pettingzoos_standard_wrappers() -> None:
+    """``env()``'s one wrapper refuses what PettingZoo's two did, with the same errors,
+    and plays the same game."""
+    ours, theirs = rummy_env.env(), _standard_stack()
+    for read in ("agents", "agent_selection", "terminations", "infos"):
+        assert _outcome(getattr, ours, read) == _outcome(getattr, theirs, read), read
+    assert _outcome(ours.last)[0] == _outcome(theirs.last)[0] == "AttributeError"
+    for env in (ours, theirs):
+        with pytest.raises(Exception, match="reset"):
+            env.step(0)
+        env.reset(seed=3)
+    for bad in (10_000, -1, 2.5, None):
+        assert _outcome(ours.step, bad) == _outcome(theirs.step, bad), bad
+    rng = np.random.default_rng(3)
+    for agent in ours.agent_iter():
+        assert agent == theirs.agent_selection
+        mine, other = ours.last(), theirs.last()
+        np.testing.assert_array_equal(mine[0]["observation"], other[0]["observation"])
+        np.testing.assert_array_equal(mine[0]["action_mask"], other[0]["action_mask"])
+        assert mine[1:4] == other[1:4]
+        assert mine[4].keys() == other[4].keys()
+        for key in mine[4]:
+            np.testing.assert_array_equal(mine[4][key], other[4][key])
+        action = None if mine[2] or mine[3] else int(
+            rng.choice(np.flatnonzero(mine[0]["action_mask"])))
+        ours.step(action)
+        theirs.step(action)
+    assert ours.agents == theirs.agents == []
+    with pytest.raises(AssertionError, match="step"):  # the order check of agent_iter
+        ours.reset(seed=0)
+        loop = iter(ours.agent_iter())
+        next(loop)
+        next(loop)
+    assert str(ours) == str(theirs) == "rummy500_v1"
+
+
 @pytest.mark.parametrize("players", PLAYERS)
 def test_max_cycles_truncates_every_agent(players: int) -> None:
     """The AEC half of pettingzoo's max_cycles_test, with legal (masked) actions.

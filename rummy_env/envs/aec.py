@@ -75,7 +75,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from rummy_env.core import (
     Rules,
@@ -86,6 +85,7 @@ from rummy_env.core import (
     step_inplace,
 )
 
+from .checked import CheckedAEC
 from .episode import auto_deal, outcome
 from .info import game_info
 from .inputs import action_id, check_seed
@@ -105,10 +105,9 @@ class ActionSpace(gymnasium.spaces.Discrete):
 
 
 def env(**config: Any) -> AECEnv:
-    """``raw_env(**config)`` in PettingZoo's standard wrappers (bounds check, call order)."""
-    wrapped: AECEnv = raw_env(**config)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    """``raw_env(**config)`` with PettingZoo's standard checks (call order, action bounds),
+    in one wrapper (``rummy_env/envs/checked.py``)."""
+    return CheckedAEC(raw_env(**config))
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
