@@ -54,3 +54,24 @@ def test_derived_sizes() -> None:
     assert (five.hand_cards, five.n_decks, five.deck_cards) == (7, 2, 104)
     assert Rules.from_dict({"players": 3, "hand_size": 10}).hand_cards == 10
     assert Rules.from_dict(Rules().to_dict()) == Rules()
+
+
+def test_rules_hash_is_kept_and_never_travels() -> None:
+    """Equal rules hash equal (every lookup table is cached by them), also after a pickle
+    into another process, where string hashes differ: the kept hash is not pickled."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    rules = Rules.from_dict({"preset": "web", "players": 3})
+    assert hash(rules) == hash(Rules.from_dict({"preset": "web", "players": 3}))
+    assert hash(rules) == hash(rules.replace(players=3))
+    assert rules != rules.replace(players=2)
+    code = ("import pickle, sys; from rummy_env.core import Rules; "
+            "r = pickle.loads(sys.stdin.buffer.read()); "
+            "print(hash(r) == hash(Rules.from_dict({'preset': 'web', 'players': 3})))")
+    done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(rules),
+                          capture_output=True, check=True,
+                          env={**os.environ, "PYTHONHASHSEED": "12345"})
+    assert done.stdout.strip() == b"True"

@@ -190,6 +190,26 @@ class Rules:
     def replace(self, **changes: Any) -> Rules:
         return dataclasses.replace(self, **changes)
 
+    # Hashing ------------------------------------------------------------------
+    def __hash__(self) -> int:
+        """The hash of the compared fields, worked out once: every lookup table is cached
+        by the rules, and one game's step asks for several of them."""
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            value = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)
+                               if f.compare))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields without the kept hash: string hashes differ between processes."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
 
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
