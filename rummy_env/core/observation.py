@@ -67,6 +67,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cards import JOKER, N_CARD_IDS, N_NATURAL, N_RANKS
+from .counting import add_at
 from .lookup import lookup_tables
 from .patterns import KIND_RUN, KIND_SET
 from .rules import Rules
@@ -277,7 +278,7 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
         ones.append(at_card + col["pile"])
         flat[at_card + col["pile_depth"]] = depth / deck
     else:  # copies add up; the topmost copy has the greatest height (deck + 1 - depth)
-        np.add.at(flat, at_card + col["pile"], 1.0)
+        add_at(flat, (at_card + col["pile"],), 1.0)
         height = np.zeros(n * C, np.int64)
         np.maximum.at(height, r * C + card, rules.deck_cards + 1 - depth)
         height = height.reshape(n, C)
@@ -305,10 +306,10 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
         if jokers is not None:
             ones.append(at_card[jokers] + col["table_joker"])
     else:  # copies add up; the oldest meld holding one has the greatest n_melds - m
-        np.add.at(flat, kind_at, 1.0)
-        np.add.at(flat, by_at, 1.0)
+        add_at(flat, (kind_at,), 1.0)
+        add_at(flat, (by_at,), 1.0)
         if jokers is not None:
-            np.add.at(flat, at_card[jokers] + col["table_joker"], 1.0)
+            add_at(flat, (at_card[jokers] + col["table_joker"],), 1.0)
         oldest = np.zeros(n * C, np.int64)
         np.maximum.at(oldest, r * C + card, n_melds - m)
         oldest = oldest.reshape(n, C)

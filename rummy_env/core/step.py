@@ -27,6 +27,7 @@ import numpy as np
 
 from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
 from .cards import JOKER, N_RANKS
+from .counting import add_at
 from .deal import dealer_of_hand, game_keys, shuffled_decks
 from .lookup import LookupTables, lookup_tables
 from .masks import blocked_cards, call_eligibility, call_window_opens, legal_mask
@@ -87,7 +88,7 @@ def deal(rules: Rules, state: State, rows: np.ndarray) -> None:
     dealt = p * hs
     seats = (first[:, None] + np.arange(dealt)[None, :]) % p
     hand = np.zeros((n, p, state.hand.shape[2]), np.int8)
-    np.add.at(hand, (np.repeat(np.arange(n), dealt), seats.ravel(), decks[:, :dealt].ravel()), 1)
+    add_at(hand, (np.repeat(np.arange(n), dealt), seats.ravel(), decks[:, :dealt].ravel()))
     state.hand[rows] = hand
     state.hand_size[rows] = hs
     state.known[rows] = 0
@@ -285,8 +286,8 @@ def _apply_take(rules: Rules, state: State, rows: np.ndarray, depth: np.ndarray)
     i, j = np.divmod((np.arange(width)[None, :] < depth[:, None]).ravel().nonzero()[0], width)
     rr, ss = rows[i], seat[i]  # one entry per card taken, j cards below the top
     cards = state.pile[rr, pile_size[i] - 1 - j]
-    np.add.at(state.hand, (rr, ss, cards), 1)
-    np.add.at(state.known, (rr, ss, cards), 1)
+    add_at(state.hand, (rr, ss, cards))
+    add_at(state.known, (rr, ss, cards))
     state.taken[rr, cards] = True
     state.hand_size[rows, seat] += depth.astype(np.int16)
     deepest = state.pile[rows, pile_size - depth]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import JOKER, N_CARD_IDS, N_RANKS
+from .counting import add_at
 from .patterns import KIND_SET
 from .rules import Rules
 from .scoring import hand_points, table_points
@@ -50,7 +51,7 @@ def view_table_counts(view: PlayerView) -> np.ndarray:
     key = view.meld_key[r, m].astype(np.int64)
     natural = np.where(view.meld_kind[r, m] == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
     card = np.where(view.meld_joker[r, m, slot], JOKER, natural)
-    np.add.at(counts, (r, card), 1)
+    add_at(counts, (r, card))
     return counts
 
 
@@ -59,7 +60,7 @@ def unseen_counts(rules: Rules, view: PlayerView) -> np.ndarray:
     pile = np.zeros((view.size, N_CARD_IDS), np.int16)
     pos = np.arange(view.pile.shape[1])[None, :]
     r, j = np.nonzero(pos < view.pile_size[:, None])
-    np.add.at(pile, (r, view.pile[r, j]), 1)
+    add_at(pile, (r, view.pile[r, j]))
     seen = (view.hand.astype(np.int16) + pile + view_table_counts(view)
             + view.known[:, 1:].astype(np.int16).sum(axis=1))
     return deck_counts(rules)[None, :] - seen
@@ -110,7 +111,7 @@ def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
     valid = pool >= 0
     dealt = valid & (owner < p)
     gb, gj = np.nonzero(dealt)
-    np.add.at(state.hand, (gb, order[gb, owner[gb, gj]], pool[gb, gj]), 1)
+    add_at(state.hand, (gb, order[gb, owner[gb, gj]], pool[gb, gj]))
     in_stock = valid & (owner == p)
     sb, sj = np.nonzero(in_stock)
     state.stock[sb, sj - bounds[sb, -1]] = pool[sb, sj]
