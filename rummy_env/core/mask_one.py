@@ -105,18 +105,24 @@ def _draw(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool
     partners = _tables(rules).partners
     have = (state.hand[0, seat, :N_NATURAL] > 0).tolist()
     # Cards that fit some meld in some direction (one flat pass: tiny axes reduce slowly).
-    fit_any = set((np.flatnonzero(fits[0]) // 3).tolist()) if may_lay else set()
+    fit_any = {i // 3 for i in fits[0].reshape(-1).nonzero()[0].tolist()} if may_lay else set()
     size = int(state.hand_size[0, seat])
     pile = state.pile[0, :pile_size].tolist()
+    takes = []
     for depth in range(1, (pile_size if rules.dig else 1) + 1):
         card = pile[pile_size - depth]
-        melds = (not rules.discard_required or size + depth >= 4) and any(
-            have[a] and have[b] for a, b in partners[card])
-        if depth > 1 or rules.top_card_must_meld:
-            row[ids.TAKE + depth - 1] = melds or card in fit_any
+        if depth == 1 and not rules.top_card_must_meld:
+            takes.append(True)  # the top card alone: always legal
         else:
-            row[ids.TAKE] = True
+            ok = card in fit_any
+            if not ok and (not rules.discard_required or size + depth >= 4):
+                for a, b in partners[card]:
+                    if have[a] and have[b]:
+                        ok = True
+                        break
+            takes.append(ok)
         have[card] = True  # taken with every deeper card
+    row[ids.TAKE: ids.TAKE + len(takes)] = takes
 
 
 def _play(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool, ids,
@@ -132,11 +138,12 @@ def _play(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool
 
     melds = []
     for rank, suits in enumerate((_SUIT_BITS @ grid).tolist()):
-        melds += [rank * 5 + k for k, n in _SETS_OF_SUITS[suits] if n <= longest]
+        if sets := _SETS_OF_SUITS[suits]:  # most ranks hold none
+            melds += [rank * 5 + k for k, n in sets if n <= longest]
     for suit, ranks in enumerate((grid @ _RANK_BITS).tolist()):
-        first = N_SET_PATTERNS + suit * N_RUNS_PER_SUIT
-        melds += [first + run for run in tables.runs_in_suit[ranks]
-                  if run % N_RUN_LENGTHS + 3 <= longest]
+        if runs := tables.runs_in_suit[ranks]:
+            first = N_SET_PATTERNS + suit * N_RUNS_PER_SUIT
+            melds += [first + run for run in runs if run % N_RUN_LENGTHS + 3 <= longest]
     if owed >= 0:
         melds = [p for p in melds if p in tables.holding[owed]]
     if melds:

@@ -100,7 +100,7 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     plan = _encode_plan(rules)
     col, deck, c = plan.col, plan.deck, JOKER + 1
     p = rules.players
-    order = [(seat + i) % p for i in range(p)]
+    order = _seat_order(p, seat)
     obs = _blank(rules).copy()  # zeros but for the rule features
 
     obs[col["hand"]: col["hand"] + c] = state.hand[row, seat]
@@ -152,11 +152,24 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     numbers = [*[sizes[s] for s in order], int(state.stock_size[row]), pile_size,
                *[points[s] for s in order], *[totals[s] for s in order],
                *[melded[s] for s in order]]
+    divisors = _divisors(rules)  # Python floats divide as numpy's float64 does
     k = len(numbers)
-    obs[col["hand_sizes"]: col["hand_sizes"] + k] = np.divide(numbers, plan.numbers[:k])
-    obs[col["turn"]] = int(state.turn[row]) / plan.numbers[k]
-    obs[col["hand_number"]] = int(state.hand_number[row]) / plan.numbers[k + 1]
+    obs[col["hand_sizes"]: col["hand_sizes"] + k] = [a / d for a, d in zip(numbers, divisors)]
+    obs[col["turn"]] = int(state.turn[row]) / divisors[k]
+    obs[col["hand_number"]] = int(state.hand_number[row]) / divisors[k + 1]
     return obs
+
+
+@lru_cache(maxsize=64)
+def _seat_order(players: int, seat: int) -> tuple[int, ...]:
+    """The absolute seats in ``seat``'s relative order (me first)."""
+    return tuple((seat + i) % players for i in range(players))
+
+
+@lru_cache(maxsize=16)
+def _divisors(rules: Rules) -> list[float]:
+    """The numbers' divisors (``plan.numbers``) as Python floats."""
+    return _encode_plan(rules).numbers.tolist()
 
 
 @lru_cache(maxsize=16)
