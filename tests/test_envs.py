@@ -421,6 +421,35 @@ def test_aec_info_has_fixed_numeric_keys_at_every_step() -> None:
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
+@pytest.mark.parametrize("episode", ["game", "hand"])
+def test_aec_info_equals_a_fresh_one_at_every_step(episode: str) -> None:
+    """The hand fields the AEC env keeps between hand ends equal ``game_info`` worked out
+    afresh from the state at every step, over several hands and games."""
+    from rummy_env.envs.info import game_info
+
+    env = rummy_env.env(preset="standard", target=150, episode=episode)
+    rng = np.random.default_rng(11)
+    hands_seen = set()
+    for game in range(3):
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            raw = env.unwrapped
+            fresh = game_info(raw._state, winner=raw._winner, length=raw._game_steps)
+            info = env.infos[agent]
+            assert list(info) == list(fresh)
+            for key in fresh:
+                np.testing.assert_array_equal(info[key], fresh[key], err_msg=key)
+            hands_seen.add((game, info["hands"]))
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+            else:
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(hands_seen) > 3 if episode == "game" else len(hands_seen) == 3
+    with pytest.raises(ValueError, match="read-only"):
+        info["totals"][0] = 1  # shared between steps: not to be changed in place
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_hand_episode_info_names_the_hand_winner(seed: int) -> None:
     """With ``episode="hand"`` the winner is the seat the win reward pays, not the game's."""

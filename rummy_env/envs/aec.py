@@ -87,7 +87,7 @@ from rummy_env.core import (
 
 from .checked import CheckedAEC
 from .episode import auto_deal, outcome
-from .info import game_info
+from .info import hand_info, with_hand_info
 from .inputs import action_id, check_seed
 from .one_game_mask import OneGameMask, OneGameObserver
 from .options import configure
@@ -171,6 +171,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self._agent_steps = [0] * self.rules.players
         self._game_steps = 0
         self._winner = -1
+        self._hand_info = None
         self._set_infos()
         self._next_turn()
         if self.render_mode == "human":
@@ -266,8 +267,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self._obs_cache = [None] * self.rules.players
 
     def _set_infos(self) -> None:
-        """Every agent's info now: the fixed numeric keys of ``rummy_env/envs/info.py``."""
-        info = game_info(self._state, winner=self._winner, length=self._game_steps)
+        """Every agent's info now: the fixed numeric keys of ``rummy_env/envs/info.py``. Its
+        hand fields change only at a hand's end (``_end_hands``, which sets ``hand_ended``),
+        so they are worked out then and at reset."""
+        if self._hand_info is None or self._state.hand_ended[0]:
+            self._hand_info = hand_info(self._state)
+        info = with_hand_info(self._hand_info, winner=self._winner, length=self._game_steps)
         self.infos = {a_name: dict(info) for a_name in self.agents}
 
     # -- rendering ---------------------------------------------------------------

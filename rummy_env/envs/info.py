@@ -20,6 +20,7 @@ numbers and arrays only, so trainers that store info in replay buffers
                                  action id in the offender's info; -1 otherwise
 ==================  ===========  ===================================================
 
+The arrays are read-only: the AEC env shares them between the steps of a hand.
 ``rummy_env.core.action_layout(rules).text(i)`` gives the text of action id i.
 """
 
@@ -44,15 +45,30 @@ def game_info(state: State, *, winner: int, length: int,
 
     Before any hand ended the hand scores are all zero, a tie: ``hand_winner`` is -1.
     """
+    return with_hand_info(hand_info(state), winner=winner, length=length,
+                          illegal_action=illegal_action)
+
+
+def hand_info(state: State) -> dict[str, Any]:
+    """The keys of ``game_info`` that change only when a hand ends (``hand_winner``,
+    ``game_winner``, ``totals``, ``hand_scores``) or the next is dealt (``hands``), for an
+    env to keep between those steps; its arrays are read-only, as they are shared."""
     hand_scores = state.hand_scores[0].astype(np.int64)
+    totals = state.totals[0].astype(np.int64)
+    for array in (hand_scores, totals):
+        array.setflags(write=False)
     return {
-        "winner": int(winner),
         "hand_winner": int(top_scorer(hand_scores[None])[0]),
         "game_winner": int(state.winner[0]),
-        "totals": state.totals[0].astype(np.int64),
+        "totals": totals,
         "hand_scores": hand_scores,
         "hands": int(state.hand_number[0]) + 1,
-        "length": int(length),
-        "illegal_action": int(illegal_action),
     }
+
+
+def with_hand_info(hand: dict[str, Any], *, winner: int, length: int,
+                   illegal_action: int = -1) -> dict[str, Any]:
+    """``game_info`` from its kept ``hand_info`` and this step's numbers (keys in order)."""
+    return {"winner": int(winner), **hand, "length": int(length),
+            "illegal_action": int(illegal_action)}
 
