@@ -195,3 +195,23 @@ def test_bench_against_gin_reports_each_peer_with_its_ratio() -> None:
     assert {r["env"] for r in rows[1:]} == {"pettingzoo-gin", "rlcard-gin", "openspiel-gin"}
     for row in rows[1:]:
         assert "skipped" in row or row["ratio"] > 0
+
+
+def test_bench_against_gin_in_rounds_sums_them_and_gives_each_ratio() -> None:
+    """``--rounds 2``: each row adds up its two rounds; each peer's ratio is that of the
+    sums, and its two round ratios are each round's own."""
+    done = rummy500("bench", "--what", "gym", "--against", "gin", "--seconds", "0.6",
+                    "--rounds", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    ours, *peers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert ours["env"] == "gym" and ours["seconds"] >= 0.6
+    assert ours["agent_steps_per_s"] == pytest.approx(ours["agent_steps"] / ours["seconds"])
+    refused = rummy500("bench", "--what", "aec", "--against", "gin", "--rounds", "0")
+    assert refused.returncode == 2 and "--rounds" in refused.stderr
+    measured = [row for row in peers if "skipped" not in row]
+    if not measured:
+        pytest.skip("no peer game importable here: pip install -e '.[peers]'")
+    for row in measured:
+        assert row["ratio"] == pytest.approx(ours["agent_steps_per_s"] / row["agent_steps_per_s"])
+        low, high = sorted(row["round_ratios"])
+        assert len(row["round_ratios"]) == 2 and 0 < low <= high

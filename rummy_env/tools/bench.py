@@ -7,10 +7,13 @@ game), hands/s and the peak memory of the process.
 
 from __future__ import annotations
 
+import functools
 import json
 import resource
+import statistics
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,8 +60,11 @@ def _line(r: dict) -> str:
     if "skipped" in r:
         return f"{what:15s} skipped: {r['skipped']}"
     if "ratio" in r:
+        rounds = r.get("round_ratios")
+        spread = (f"; {len(rounds)} rounds: median {statistics.median(rounds):.2f}, "
+                  f"{min(rounds):.2f}-{max(rounds):.2f}" if rounds else "")
         return (f"{what:15s}      {r['agent_steps_per_s']:>12,.0f} agent-steps/s  "
-                f"({r['ratio_of']} is {r['ratio']:.2f}x this, same run)")
+                f"({r['ratio_of']} is {r['ratio']:.2f}x this, same run{spread})")
     head = f"{what:7s} {r['preset']:9s} P={r['players']}"
     if what == "agents":
         return "\n".join(f"{head} B={v['batch_size']:5d}  {name:>8s} "
@@ -78,6 +84,42 @@ def with_ratios(ours: dict, peers: list[dict], ours_name: str = "aec") -> list[d
             row["ratio"] = ours["agent_steps_per_s"] / row["agent_steps_per_s"]
             row["ratio_of"] = ours_name
     return peers
+
+
+def against_peers(bench_ours: Callable[[float, int], dict], peers: str, seconds: float,
+                  seed: int, rounds: int, ours_name: str) -> list[dict]:
+    """Our env and then each peer of ``peers``, for ``seconds / rounds`` each, ``rounds``
+    times over: on a shared machine the load drifts within seconds, and a ratio taken
+    within one round sees the same load on both sides. Each row sums its rounds; each
+    peer row has the ratio of the sums and, over several rounds, ``round_ratios``."""
+    slice_s = seconds / rounds
+    played = [(bench_ours(slice_s, seed + r), bench_peers(peers, slice_s, seed + r))
+              for r in range(rounds)]
+    ours = _summed([mine for mine, _ in played])
+    rows = [ours]
+    for i in range(len(played[0][1])):
+        runs = [theirs[i] for _, theirs in played]
+        if any("skipped" in run for run in runs):
+            rows.append(runs[0])
+            continue
+        row = with_ratios(ours, [_summed(runs)], ours_name)[0]
+        if rounds > 1:
+            row["round_ratios"] = [round(mine["agent_steps_per_s"] / run["agent_steps_per_s"], 3)
+                                   for (mine, _), run in zip(played, runs)]
+        rows.append(row)
+    return rows
+
+
+def _summed(runs: list[dict]) -> dict:
+    """One row for several timed runs of one env: steps and seconds added up."""
+    row = dict(runs[0])
+    for key in ("seconds", "agent_steps", "env_steps", "games_finished"):
+        if key in row:
+            row[key] = sum(run[key] for run in runs)
+    for steps in ("agent_steps", "env_steps"):
+        if steps in row:
+            row[f"{steps}_per_s"] = row[steps] / row["seconds"]
+    return row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --what aec or gym: also measure peer engines of this game "
                         "in the same run and print the ratios (gin: PettingZoo's classic "
                         "gin_rummy_v4, RLCard's and OpenSpiel's gin rummy; see bench_peers)")
+    parser.add_argument("--rounds", type=positive_int, default=1,
+                        help="with --against: split --seconds into this many rounds of our env "
+                        "then each peer, so that both sides of each ratio see the same load "
+                        "(default 1)")
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
     rules = rules_from_args(parser, args)
@@ -115,10 +161,11 @@ def main(argv: list[str] | None = None) -> int:
             from .bench_envs import bench_aec, bench_gym
 
             bench_one_game = bench_aec if what == "aec" else bench_gym
-            results = [bench_one_game(rules, args.seconds, args.seed)]
             if args.against:
-                results += with_ratios(results[0], bench_peers(args.against, args.seconds,
-                                                               args.seed), what)
+                results = against_peers(functools.partial(bench_one_game, rules), args.against,
+                                        args.seconds, args.seed, args.rounds, what)
+            else:
+                results = [bench_one_game(rules, args.seconds, args.seed)]
         else:
             from eval.bench_agents import bench_agents
 

@@ -128,6 +128,7 @@ def bench_gym(rules: Rules, seconds: float, seed: int = 0) -> dict[str, Any]:
         "preset": rules.preset,
         "players": rules.players,
         "seconds": elapsed,
+        "env_steps": env_steps,
         "env_steps_per_s": env_steps / elapsed,
         "agent_steps": agent_steps,
         "agent_steps_per_s": agent_steps / elapsed,

@@ -2,7 +2,9 @@
 
 ``rummy500 bench --what aec --against gin`` runs these right after the project's
 own AEC env, in the same process, and prints the ratios, so a speed claim can
-be checked on any machine. The peers are optional (``pip install -e ".[peers]"``):
+be checked on any machine (``--rounds N`` alternates them N times, so that each
+ratio is taken under one load on a shared machine). The peers are optional
+(``pip install -e ".[peers]"``):
 
 * ``pettingzoo-gin``: PettingZoo's classic ``gin_rummy_v4``, an AEC env with an
   action mask like ours, driven by the very loop that times ours
