@@ -206,10 +206,6 @@ class Rules:
         """The fields without the kept hash: string hashes differ between processes."""
         return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            object.__setattr__(self, name, value)
-
 
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
