@@ -76,22 +76,13 @@ def _line(r: dict) -> str:
     return f"{head}{batch}  {r['agent_steps_per_s']:>12,.0f} agent-steps/s{extra}"
 
 
-def with_ratios(ours: dict, peers: list[dict], ours_name: str = "aec") -> list[dict]:
-    """The peer rows, each with ``ratio``: our agent-steps/s over the peer's (``ratio_of``
-    names our env)."""
-    for row in peers:
-        if "agent_steps_per_s" in row:
-            row["ratio"] = ours["agent_steps_per_s"] / row["agent_steps_per_s"]
-            row["ratio_of"] = ours_name
-    return peers
-
-
 def against_peers(bench_ours: Callable[[float, int], dict], peers: str, seconds: float,
                   seed: int, rounds: int, ours_name: str) -> list[dict]:
     """Our env and then each peer of ``peers``, for ``seconds / rounds`` each, ``rounds``
     times over: on a shared machine the load drifts within seconds, and a ratio taken
     within one round sees the same load on both sides. Each row sums its rounds; each
-    peer row has the ratio of the sums and, over several rounds, ``round_ratios``."""
+    peer row has ``ratio`` (our agent-steps/s over the peer's, of the sums; ``ratio_of``
+    names our env) and, over several rounds, ``round_ratios``."""
     slice_s = seconds / rounds
     played = [(bench_ours(slice_s, seed + r), bench_peers(peers, slice_s, seed + r))
               for r in range(rounds)]
@@ -102,7 +93,9 @@ def against_peers(bench_ours: Callable[[float, int], dict], peers: str, seconds:
         if any("skipped" in run for run in runs):
             rows.append(runs[0])
             continue
-        row = with_ratios(ours, [_summed(runs)], ours_name)[0]
+        row = _summed(runs)
+        row["ratio"] = ours["agent_steps_per_s"] / row["agent_steps_per_s"]
+        row["ratio_of"] = ours_name
         if rounds > 1:
             row["round_ratios"] = [round(mine["agent_steps_per_s"] / run["agent_steps_per_s"], 3)
                                    for (mine, _), run in zip(played, runs)]
