@@ -52,7 +52,12 @@ class Terminal:
     def close(self) -> int:
         """Wait for the program to exit, keep what it printed last, return its exit code."""
         try:
-            code = self.proc.wait(timeout=120)
+            try:
+                code = self.proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                stuck = self._where_stuck()
+                self.proc.kill()
+                raise AssertionError(f"play did not exit; its process: {stuck}") from None
             while select.select([self.master], [], [], 0.5)[0]:
                 try:
                     chunk = os.read(self.master, 65536)
@@ -64,6 +69,15 @@ class Terminal:
             return code
         finally:
             os.close(self.master)
+
+    def _where_stuck(self) -> str:
+        """The state, signal masks and kernel wait of the program (to tell a lost signal
+        from a blocked write or a hung exit)."""
+        status = Path(f"/proc/{self.proc.pid}/status").read_text().splitlines()
+        keep = [line for line in status if line.split(":")[0] in
+                ("State", "Threads", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")]
+        wchan = Path(f"/proc/{self.proc.pid}/wchan").read_text()
+        return "; ".join(keep + [f"wchan: {wchan}", f"screen: {self.screen[-300:]!r}"])
 
 
 def test_play_in_a_terminal_survives_bad_input_and_leaves_on_ctrl_c() -> None:
