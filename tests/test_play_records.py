@@ -21,14 +21,22 @@ from rummy_env.tools.play import play_game
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Terminal:
-    """``rummy500 play`` on a pseudo-terminal: type lines, read the screen."""
+    """``rummy500 play`` on a pseudo-terminal: type lines, read the screen.
+
+    It starts with SIGINT ignored, as a script's background job (``nohup ... &``) starts
+    its children: Ctrl-C must still leave the game, and the test must not depend on how
+    the suite itself was started."""
 
     def __init__(self, *args: str) -> None:
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen([sys.executable, "-m", "rummy_env.tools.cli", "play", *args],
                                      stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=_ignore_sigint)
         os.close(slave)
         self.screen = ""
 
@@ -97,6 +105,15 @@ def test_play_in_a_terminal_survives_bad_input_and_leaves_on_ctrl_c() -> None:
     term.read_until("your move")
     term.screen = ""
     os.killpg(term.proc.pid, signal.SIGINT)
+    assert term.close() == 0
+    assert "bye" in term.screen
+
+
+def test_play_leaves_cleanly_on_sigterm() -> None:
+    term = Terminal("--opponents", "random", "--seed", "6")
+    term.read_until("your move")
+    term.screen = ""
+    os.killpg(term.proc.pid, signal.SIGTERM)
     assert term.close() == 0
     assert "bye" in term.screen
 

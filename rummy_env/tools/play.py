@@ -5,12 +5,14 @@ spread discard pile with each card's depth (``take d`` takes the top d); the
 table melds with who laid each card; hand sizes, known cards, scores and the
 stock. Moves are chosen by number or typed as canonical text (``take 3``,
 ``meld 9C 9H 9S``). Bad input gets a short message and the prompt again; the
-game never changes on it. Ctrl-C or Ctrl-D leaves cleanly.
+game never changes on it. Ctrl-C, Ctrl-D or SIGTERM leaves cleanly, also where
+the shell started the program with SIGINT ignored.
 """
 
 from __future__ import annotations
 
 import select
+import signal
 import sys
 from collections.abc import Callable
 
@@ -37,6 +39,7 @@ from rummy_env.core import (
 )
 from rummy_env.tools.arg_checks import CommandParser, check_output_file, non_negative_int
 from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
+from train.interrupt import STOP_SIGNALS
 
 
 def _cards(counts: np.ndarray) -> str:
@@ -145,6 +148,10 @@ def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
     return recorder
 
 
+def _leave(number: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="rummy500 play", description=__doc__.split("\n")[0])
     parser.add_argument("--opponents", nargs="+", default=["sharp"],
@@ -168,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(e))
     seed = daily_seed()[0] if args.daily else (
         args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31)))
+    for number in STOP_SIGNALS:  # a person's Ctrl-C leaves, whatever the shell ignored
+        signal.signal(number, _leave)
     try:
         recorder = play_game(rules, opponents, seed, seat=args.seat)
     except (KeyboardInterrupt, EOFError):
