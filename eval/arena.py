@@ -1,9 +1,12 @@
 """The arena: whole games to the target, in batches, straight through the core.
 
 ``seating_plan(k, P)`` gives the lineups (which agent sits in which seat) that
-make a match fair: every agent sits in every seat equally often, and with more
-agents than seats every group of P agents meets. ``play_match`` deals the games
-(``--duplicate``: every deal once per lineup, so the luck of the cards cancels;
+make a match fair: every agent sits in every seat equally often, follows every
+other equally often (a seat takes the discards of the seat before it, so at a
+table of three or more kinds of player the order around it changes the result),
+and with more agents than seats every group of P agents meets. ``play_match``
+deals the games (``--duplicate``: every deal once per lineup of one block, each
+block every table in all its seat rotations, so the luck of the cards cancels;
 otherwise one fresh deal per game, lineups in turn) and ``play_games`` plays
 them: a batch of live games steps together (``legal_mask`` -> each agent acts on
 the rows where its seats must move -> ``step_inplace``), finished games are
@@ -16,6 +19,7 @@ agent that wants the flat observation encodes the view itself).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -32,28 +36,108 @@ from rummy_env.core import (
     step_inplace,
 )
 
+MAX_ORDERS = 24
+"""Most seat orders a table is played in: all of them up to five seats (24 orders of five
+agents); beyond (720 orders of six agents), this many picked to keep who follows whom as
+even as they can."""
 
-def seating_plan(n_agents: int, players: int) -> np.ndarray:
-    """int64 [L, P]: agent index at each seat of each lineup.
 
-    * k <= P agents: the k shifts of the lineup ``seat s -> agent s % k``, each in
-      all P rotations of the seats (duplicates dropped). Every agent holds every
-      seat equally often.
-    * k > P agents: every group of P agents, each in all P rotations.
+def seating_blocks(n_agents: int, players: int,
+                   kinds: Sequence[object] | None = None) -> list[np.ndarray]:
+    """int64 [L_j, P] lineups (agent index at each seat) of each block of a fair plan.
+
+    The tables: with k <= P agents one table, seat s -> agent s % k, and its k shifts;
+    with k > P every group of P agents. A table of at most two kinds of player is
+    played in its P rotations (every agent in every seat). One of three or more kinds is
+    played in every order around it, each order in its rotations: the orders are spread
+    over the blocks, so that each block seats every agent in every seat equally often and
+    the whole plan also has each agent follow each other equally often (nearly, beyond
+    ``MAX_ORDERS`` orders). ``kinds[i]``:
+    what agent i plays like (its spec; default: every agent its own); orders that differ
+    only by agents of one kind changing places are played once.
     """
     if n_agents < 1 or players < 2:
         raise ValueError("seating_plan: need at least one agent and two seats")
-    lineups: list[tuple[int, ...]] = []
+    kinds = list(range(n_agents)) if kinds is None else list(kinds)
+    if len(kinds) != n_agents:
+        raise ValueError("seating_plan: one kind per agent")
     if n_agents <= players:
         bases = [tuple((s + i) % n_agents for s in range(players)) for i in range(n_agents)]
     else:
         bases = list(itertools.combinations(range(n_agents), players))
+    tables, seen = [], set()
     for base in bases:
-        for r in range(players):
-            lineup = tuple(base[(s - r) % players] for s in range(players))
-            if lineup not in lineups:
-                lineups.append(lineup)
-    return np.array(lineups, np.int64)
+        if len({kinds[a] for a in base}) >= 3:  # played in every order: one table per set
+            if tuple(sorted(base)) in seen:
+                continue
+            seen.add(tuple(sorted(base)))
+        tables.append(_seat_orders(base, kinds))
+    n_blocks = math.lcm(*(len(orders) for orders in tables))
+    blocks = []
+    for j in range(n_blocks):
+        lineups: list[tuple[int, ...]] = []
+        for orders in tables:
+            for lineup in orders[j % len(orders)]:
+                if lineup not in lineups:
+                    lineups.append(lineup)
+        blocks.append(np.array(lineups, np.int64))
+    return blocks
+
+
+def seating_plan(n_agents: int, players: int,
+                 kinds: Sequence[object] | None = None) -> np.ndarray:
+    """int64 [L, P]: every lineup of a fair plan, block after block (``seating_blocks``)."""
+    return np.concatenate(seating_blocks(n_agents, players, kinds))
+
+
+def _seat_orders(base: tuple[int, ...], kinds: list[object]) -> list[list[tuple[int, ...]]]:
+    """The orders a table ``base`` is played in, each as the list of its distinct rotations:
+    the base's own rotations for at most two kinds, else every order of its agents (one
+    per arrangement of their kinds)."""
+    p = len(base)
+
+    def rotations(order: tuple[int, ...]) -> list[tuple[int, ...]]:
+        out: list[tuple[int, ...]] = []
+        for r in range(p):
+            lineup = tuple(order[(s - r) % p] for s in range(p))
+            if lineup not in out:
+                out.append(lineup)
+        return out
+
+    if len({kinds[a] for a in base}) <= 2:
+        return [rotations(base)]
+    orders, seen = [], set()
+    for order in itertools.permutations(base):
+        if tuple(kinds[a] for a in order) in seen:
+            continue
+        turned = [lineup for lineup in rotations(order)
+                  if tuple(kinds[a] for a in lineup) not in seen]
+        seen.update(tuple(kinds[a] for a in lineup) for lineup in turned)
+        orders.append(turned)
+    # In an order set by the kinds alone: listing the agents otherwise plays the same games.
+    orders.sort(key=lambda turned: min(tuple(str(kinds[a]) for a in lineup)
+                                       for lineup in turned))
+    if len(orders) > MAX_ORDERS:
+        orders = _most_balanced(orders, max(base) + 1)
+    return orders
+
+
+def _most_balanced(orders: list[list[tuple[int, ...]]], n: int) -> list[list[tuple[int, ...]]]:
+    """``MAX_ORDERS`` of ``orders``, picked one by one to keep the counts of who follows
+    whom (over every rotation) as even as they can be."""
+    follows = np.zeros((len(orders), n * n))
+    for i, turned in enumerate(orders):
+        order = turned[0]
+        for s in range(len(order)):
+            follows[i, order[s] * n + order[(s + 1) % len(order)]] += len(turned)
+    total, picked = np.zeros(n * n), []
+    for _ in range(MAX_ORDERS):
+        cost = ((total + follows) ** 2).sum(axis=1)
+        cost[picked] = np.inf
+        best = int(np.argmin(cost))
+        picked.append(best)
+        total += follows[best]
+    return [orders[i] for i in sorted(picked)]
 
 
 @dataclass
@@ -91,29 +175,33 @@ class MatchResult:
 
 
 def match_games(n_agents: int, players: int, games: int, duplicate: bool,
-                first_deal: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                first_deal: int = 0,
+                kinds: Sequence[object] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(lineups [G, P], deal ids [G]) for a fair match of at least ``games`` games.
 
     The count is rounded up to whole cycles of the seating plan so every lineup
-    plays equally often. Duplicate: deal d is played once per lineup.
+    plays equally often. Duplicate: each deal is played once by every lineup of one
+    block (``seating_blocks``), the blocks in turn.
     """
-    plan = seating_plan(n_agents, players)
-    n_lineups = plan.shape[0]
-    cycles = max(1, -(-games // n_lineups))
+    blocks = seating_blocks(n_agents, players, kinds)
+    per_cycle = sum(len(block) for block in blocks)
+    cycles = max(1, -(-games // per_cycle))
+    lineups = np.tile(np.concatenate(blocks), (cycles, 1))
     if duplicate:
-        deals = np.repeat(np.arange(cycles) + first_deal, n_lineups)
-        lineups = np.tile(plan, (cycles, 1))
+        sizes = np.tile([len(block) for block in blocks], cycles)
+        deals = np.repeat(np.arange(sizes.size) + first_deal, sizes)
     else:
-        deals = np.arange(cycles * n_lineups) + first_deal
-        lineups = np.tile(plan, (cycles, 1))
+        deals = np.arange(cycles * per_cycle) + first_deal
     return lineups, deals
 
 
 def play_match(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                duplicate: bool = False, batch_size: int = 1024, progress: bool = True,
-               recorder: BatchRecorder | None = None) -> MatchResult:
-    """A fair match of about ``games`` games (see ``match_games``) between ``agents``."""
-    lineups, deals = match_games(len(agents), rules.players, games, duplicate)
+               recorder: BatchRecorder | None = None,
+               kinds: Sequence[object] | None = None) -> MatchResult:
+    """A fair match of about ``games`` games (see ``match_games``) between ``agents``;
+    ``kinds``: what each agent plays like (its spec), for ``seating_blocks``."""
+    lineups, deals = match_games(len(agents), rules.players, games, duplicate, kinds=kinds)
     result = play_games(rules, agents, lineups, deals, seed, batch_size=batch_size,
                         progress=progress, recorder=recorder)
     result.duplicate = duplicate

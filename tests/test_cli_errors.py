@@ -173,7 +173,9 @@ def test_eval_says_how_many_games_it_will_play() -> None:
     done = rummy500("eval", "--agents", "random", "casual", "sharp", "random", "--players", "3",
                     "--games", "1", "--set", "target=50", "--no-progress")
     assert done.returncode == 0, done.stderr
-    assert "playing 12 games" in done.stderr
+    # Four groups of three, each in its 3 rotations, the two mixed ones (random, casual,
+    # sharp) in both orders around the table: two blocks of 12 lineups.
+    assert "playing 24 games (24 seatings)" in done.stderr
 
 
 def test_play_reads_odd_digits_as_a_bad_move_and_keeps_the_game() -> None:

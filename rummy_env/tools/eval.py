@@ -91,14 +91,16 @@ def main(argv: list[str] | None = None) -> int:
         if seen[base] > 1 or args.agents.count(spec) > 1:
             agent.name = f"{base}#{seen[base]}"
 
-    lineups, _ = match_games(len(agents), rules.players, args.games, args.duplicate)
-    print(f"playing {len(lineups):,} games ({len(seating_plan(len(agents), rules.players))} "
-          f"seatings{', duplicate deals' if args.duplicate else ''}); the progress bar shows "
+    kinds = [spec.strip().lower() for spec in args.agents]  # one spec seats as one player
+    lineups, _ = match_games(len(agents), rules.players, args.games, args.duplicate,
+                             kinds=kinds)
+    print(f"playing {len(lineups):,} games ({len(seating_plan(len(agents), rules.players, kinds))}"
+          f" seatings{', duplicate deals' if args.duplicate else ''}); the progress bar shows "
           "the time left", file=sys.stderr)
     recorder = BatchRecorder(rules, seed) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
-                       recorder=recorder)
+                       recorder=recorder, kinds=kinds)
     if recorder is not None:
         write_records(args.record, recorder.done)
         print(f"appended {len(recorder.done)} game records to {args.record}")
