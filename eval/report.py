@@ -163,6 +163,16 @@ def search_line(agent: str, search: dict) -> str:
             f"up.")
 
 
+def _duplicate_line(meta: dict) -> str:
+    """How the deals were played: each in every seating, or (mixed tables) in those of one
+    block of seat orders, the blocks in turn."""
+    per_deal = meta["games"] // max(meta["deals"], 1)
+    if per_deal == meta["lineups"]:
+        return f", duplicate: {meta['deals']} deals x {meta['lineups']} seatings"
+    return (f", duplicate: {meta['deals']} deals x {per_deal} seatings "
+            f"({meta['lineups']} seatings in all, one order around each table per deal)")
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     meta = report["meta"]
@@ -172,8 +182,7 @@ def markdown(report: dict) -> str:
         "",
         f"seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
-        + (f", duplicate: {meta['deals']} deals x {meta['lineups']} seatings"
-           if meta["duplicate"] else "")
+        + (_duplicate_line(meta) if meta["duplicate"] else "")
         + f", {meta['mean_hands']:.1f} hands per game, {meta['truncated']} truncated, "
         f"{meta['seconds']:.0f} s",
         "",

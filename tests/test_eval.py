@@ -17,6 +17,7 @@ from agents.registry import make_agent
 from eval.arena import match_games, play_games, play_match, seating_plan
 from eval.bench_agents import bench_agents
 from eval.ratings import bradley_terry, to_elo
+from eval.report import build_report, markdown
 from eval.stats import (
     clustered_win_rate,
     mean_interval,
@@ -155,6 +156,15 @@ def test_the_order_agents_are_listed_in_plays_the_same_games():
             played.append(sorted((int(d), tuple(listed[a] for a in lineup))
                                  for lineup, d in zip(lineups, deals)))
         assert played[0] == played[1] == played[2]
+
+
+def test_a_mixed_table_report_says_how_each_deal_was_seated():
+    rules = Rules.from_dict({"players": 3, "target": 50})
+    agents = [make_agent(spec, rules, i) for i, spec in enumerate(["casual", "sharp", "random"])]
+    match = play_match(rules, agents, 12, seed=4, duplicate=True, progress=False)
+    assert match.n_games == 12 and len(np.unique(match.deal)) == 4
+    text = markdown(build_report(match, bootstrap=10))
+    assert "duplicate: 4 deals x 3 seatings (6 seatings in all" in text
 
 
 def test_copies_of_one_agent_do_not_multiply_the_seatings():
