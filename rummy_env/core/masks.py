@@ -18,6 +18,7 @@ from .cards import JOKER, N_NATURAL
 from .lookup import NO_CARD, LookupTables, lookup_tables
 from .meldability import (
     card_meldable,
+    complete_melds,
     joker_layable,
     makeable_melds,
 )
@@ -246,7 +247,10 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
     owes_natural = owing & ~owes_joker
     blocked = blocked_cards(rules, state, rows)
 
-    melds, jokers_used = makeable_melds(t, present, jokers, blocked)
+    if rules.n_jokers:
+        melds, jokers_used = makeable_melds(t, present, jokers, blocked)
+    else:
+        melds = complete_melds(t, present)
     if rules.discard_required:
         melds &= PATTERN_SIZE[None, :] < size[:, None]
     any_natural, any_joker = bool(owes_natural.any()), bool(owes_joker.any())

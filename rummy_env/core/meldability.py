@@ -43,6 +43,15 @@ def pattern_missing(t: LookupTables, present: np.ndarray) -> np.ndarray:
                            np.take(t.run_missing, suits, axis=0).reshape(n, -1)], axis=1)
 
 
+def complete_melds(t: LookupTables, present: np.ndarray) -> np.ndarray:
+    """bool [n, N_PATTERNS]: allowed patterns all of whose cards are in ``present``
+    [n, >=52] (``makeable_melds`` without jokers, one lookup of ready answers)."""
+    suits, ranks = bit_masks(present)
+    n = present.shape[0]
+    return np.concatenate([np.take(t.set_complete, ranks, axis=0).reshape(n, -1),
+                           np.take(t.run_complete, suits, axis=0).reshape(n, -1)], axis=1)
+
+
 def makeable_melds(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
                    blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(bool [n, P] allowed patterns makeable from ``present`` + ``jokers`` wildcards,
