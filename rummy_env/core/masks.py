@@ -132,71 +132,83 @@ def deepest_card_swappable(state: State, rows: np.ndarray, depths: np.ndarray) -
     return natural & declared[np.arange(rows.size)[:, None], np.where(natural, deepest, 0)]
 
 
-def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile: np.ndarray,
-                    pile_size: np.ndarray) -> np.ndarray:
-    """int16 [n, NO_CARD+1]: smallest take depth after which the player holds the card
-    naturally: 0 if in hand, else one more than the depth of its topmost pile copy.
-    ``pile``, ``pile_size``: those of the games ``rows``."""
-    n, width = pile.shape
-    at = (np.arange(width)[None, :] < pile_size[:, None]).ravel().nonzero()[0]
-    r, position = np.divmod(at, width)
-    top_position = np.full(n * (NO_CARD + 1), -1, np.int16)
-    np.maximum.at(top_position, r * (NO_CARD + 1) + pile.reshape(-1)[at], position.astype(np.int16))
-    top_position = top_position.reshape(n, NO_CARD + 1)
-    # A card at depth e (top = 1) is taken, with the deepest card below it, by take d > e.
-    depth_after = pile_size.astype(np.int16)[:, None] - top_position
-    available = np.where(top_position >= 0, depth_after, np.int16(width + 1))
+def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile_game: np.ndarray,
+                    pile_card: np.ndarray, pile_depth: np.ndarray, width: int) -> np.ndarray:
+    """int16 [n, NO_CARD+1]: for each card, the take depth the player's take must pass to
+    hold it naturally: 0 if in hand, else the depth of its topmost pile copy (``take d``
+    takes the cards above depth d with it), ``width + 1`` if neither. ``pile_game``,
+    ``pile_card``, ``pile_depth``: every pile card of the games ``rows`` (``_pile_pairs``)."""
+    n = rows.size
+    # The least depth over a card's copies (its topmost), by one fast minimum.at.
+    available = np.full(n * (NO_CARD + 1), width + 1, np.int16)
+    np.minimum.at(available, pile_game * (NO_CARD + 1) + pile_card, pile_depth.astype(np.int16))
+    available = available.reshape(n, NO_CARD + 1)
     available[:, :N_NATURAL] *= state.hand[rows, seat, :N_NATURAL] == 0  # 0: in hand
     available[:, JOKER:] = width + 1  # jokers are counted apart
     return available
 
 
+def _pile_pairs(pile: np.ndarray, pile_size: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(game, card, depth) of every card in the piles ``pile`` [n, width] (depth 1 = top),
+    one flat pass: ``take d`` has the card at depth d as its deepest card."""
+    width = pile.shape[1]
+    at = (np.arange(width)[None, :] < pile_size[:, None]).ravel().nonzero()[0]
+    game, position = np.divmod(at, width)
+    return game, pile.reshape(-1)[at], pile_size[game] - position
+
+
 def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
                           depths: np.ndarray, fits: np.ndarray) -> np.ndarray:
-    """bool [n, len(depths)]: after ``take d`` the deepest card can be melded or laid off.
+    """bool [n, len(depths)]: after ``take d`` (``depths`` = 1, 2, ..., D) the deepest card
+    can be melded or laid off.
 
     A card melds if some allowed 3-card meld holds it and two cards available
     to the player: in hand, or taken with it (above it in the pile). Longer
-    melds contain such a 3-card meld, so three cards decide it.
+    melds contain such a 3-card meld, so three cards decide it. Each (game, depth)
+    a pile reaches is worked out once, as one flat row.
     """
-    n = rows.size
+    n, d = rows.size, depths.size
     seat = state.current_player[rows]
     pile_size = state.pile_size[rows].astype(np.int64)
     pile = state.pile[rows]
-    available = _available_from(state, rows, seat, pile, pile_size)
-    card_pos = pile_size[:, None] - depths[None, :]  # [n, D], below the top
-    valid = card_pos >= 0
-    deepest = np.where(valid, _pile_cards(pile, card_pos), 0)
+    game, card, depth = _pile_pairs(pile, pile_size)
+    available = _available_from(state, rows, seat, game, card, depth, pile.shape[1])
+    if d < int(pile_size.max(initial=0)):
+        reached = depth <= d
+        game, card, depth = game[reached], card[reached], depth[reached]
 
     if rules.n_jokers == 0:
-        melds = _natural_deepest_meldable(t, available, depths, deepest, valid)
-        lays = fits[np.arange(n)[:, None], deepest]
+        melds = _natural_deepest_meldable(t, available, game, card, depth)
+        lays = fits[game, card]
     else:
+        valid = np.zeros((n, d), bool)
+        valid[game, depth - 1] = True
+        deepest = np.zeros((n, d), pile.dtype)
+        deepest[game, depth - 1] = card
         melds, lays = _deepest_with_jokers(rules, t, state, rows, depths, deepest, valid,
                                            available, fits)
+        melds, lays = melds[game, depth - 1], lays[game, depth - 1]
     if rules.discard_required:
-        melds &= state.hand_size[rows, seat][:, None] + depths[None, :] >= 4
+        melds &= state.hand_size[rows, seat][game] + depth >= 4
     if rules.layoff_requires_meld:
-        lays &= state.melded[rows, seat][:, None]
-    return (melds | lays) & valid
+        lays &= state.melded[rows, seat][game]
+    out = np.zeros((n, d), bool)
+    out[game, depth - 1] = melds | lays
+    return out
 
 
-def _natural_deepest_meldable(t: LookupTables, available: np.ndarray, depths: np.ndarray,
-                              deepest: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """bool [n, D]: without jokers, the ``deepest`` card of each ``valid`` take completes an
-    allowed 3-card meld with two partners ``available`` by that depth (the valid takes
-    only, one flattened (game, depth) pair per row)."""
-    gi, di = np.nonzero(valid)
-    partners = t.partners[deepest[gi, di]]  # [m, K, 2]
-    from_depth = available.reshape(-1)[gi[:, None, None] * available.shape[1] + partners]
+def _natural_deepest_meldable(t: LookupTables, available: np.ndarray, game: np.ndarray,
+                              card: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """bool [m]: without jokers, pile card ``card`` of game ``game`` (at ``depth``) completes
+    an allowed 3-card meld with two partners available to a take of that depth."""
+    partners = t.partners[card]  # [m, K, 2]
+    from_depth = available.reshape(-1)[game[:, None, None] * available.shape[1] + partners]
     # Tiny trailing axes reduce slowly in numpy: unroll max over the pair, min over K.
     pair_from = np.maximum(from_depth[..., 0], from_depth[..., 1])
     best = pair_from[:, 0]
     for k in range(1, pair_from.shape[1]):
         best = np.minimum(best, pair_from[:, k])
-    melds = np.zeros(valid.shape, bool)
-    melds[gi, di] = best < depths[di]
-    return melds
+    return best < depth
 
 
 def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
