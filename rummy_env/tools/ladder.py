@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-defaults", action="store_true",
                    help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})")
     p.add_argument("--games", type=positive_int, default=100,
-                   help="games per pairing (per group of P agents), default 100")
+                   help="games per pairing (per group of P agents), default 100; rounded up "
+                        "to whole cycles of seat orders (at 4 players 24 a group)")
     add_rules_arguments(p)
     p.add_argument("--seed", type=non_negative_int, default=0, help="deal seed (default 0)")
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
