@@ -52,9 +52,9 @@ def seating_blocks(n_agents: int, players: int,
     played in every order around it, each order in its rotations: the orders are spread
     over the blocks, so that each block seats every agent in every seat equally often and
     the whole plan also has each agent follow each other equally often (nearly, beyond
-    ``MAX_ORDERS`` orders). ``kinds[i]``:
-    what agent i plays like (its spec; default: every agent its own); orders that differ
-    only by agents of one kind changing places are played once.
+    ``MAX_ORDERS`` orders). ``kinds[i]``: what agent i plays like (its spec; default:
+    every agent its own); orders that differ only by agents of one kind changing places
+    are played once.
     """
     if n_agents < 1 or players < 2:
         raise ValueError("seating_plan: need at least one agent and two seats")
