@@ -71,8 +71,9 @@ class TableCache:
             if self.keeps_points:
                 self.points = table_points(self.rules, state, rows)
         else:
-            changed = keys[:, 0] != self._keys[:, 0]  # column by column: any() along the
-            for column in range(1, keys.shape[1]):  # tiny key axis is three times slower
+            # Column by column: any() along the tiny key axis is three times slower.
+            changed = keys[:, 0] != self._keys[:, 0]
+            for column in range(1, keys.shape[1]):
                 changed |= keys[:, column] != self._keys[:, column]
             rows = np.flatnonzero(changed)
             if rows.size:
