@@ -14,8 +14,11 @@ from rummy_env.core import (
     PHASE_PLAY,
     Rules,
     action_layout,
+    complete_melds,
     init,
     legal_mask,
+    lookup_tables,
+    makeable_melds,
     sample_legal,
     step,
     step_inplace,
@@ -138,3 +141,15 @@ def test_mask_offers_only_actions_of_the_phase() -> None:
     play = state.phase == PHASE_PLAY
     assert not mask[draw, action_ids.MELD:].any()
     assert not mask[play, : action_ids.MELD].any()
+
+
+@pytest.mark.parametrize("ace_high, wrap", [(False, False), (True, False), (False, True),
+                                            (True, True)])
+def test_complete_melds_are_the_makeable_ones_without_jokers(ace_high, wrap) -> None:
+    """The ready-answer lookup of the no-joker mask equals the missing-card counts."""
+    rules = Rules.from_dict({"ace_high": ace_high, "wrap": wrap})
+    t = lookup_tables(rules)
+    present = np.random.default_rng(5).random((3000, 52)) < np.linspace(0.05, 0.6, 3000)[:, None]
+    expected = makeable_melds(t, present, np.zeros(3000, np.int64), None)[0]
+    assert expected.any(axis=1).mean() > 0.3  # the sample holds melds of every kind
+    assert np.array_equal(complete_melds(t, present), expected)

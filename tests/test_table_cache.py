@@ -25,6 +25,7 @@ from rummy_env.core import (
     step_inplace,
 )
 from rummy_env.core.scoring import table_points
+from rummy_env.core.table_cache import table_keys
 from rummy_env.envs.vector import RummyVectorEnv
 
 PRESETS = sorted(p.stem for p in (Path(__file__).parents[1] / "configs" / "rules").glob("*.yaml"))
@@ -34,6 +35,9 @@ QUICK = {"target": 150}  # games end within the test's steps, so rows get new ga
 def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
     assert np.array_equal(cache.fits, layoff_fits(rules, state))
     assert np.array_equal(cache.points, table_points(rules, state, np.arange(state.batch_size)))
+    # The key counts the table's cards from the stock, pile and hands: the filled slots.
+    assert np.array_equal(table_keys(rules, state)[:, 3],
+                          state.meld_len.sum(axis=1, dtype=np.int64))
 
 
 @pytest.mark.parametrize("rules", [Rules.preset_named(p, **QUICK) for p in PRESETS]
