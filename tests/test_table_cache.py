@@ -25,6 +25,7 @@ from rummy_env.core import (
     step_inplace,
 )
 from rummy_env.core.scoring import table_points
+from rummy_env.core.table import blocked_cards
 from rummy_env.core.table_cache import table_keys
 from rummy_env.envs.vector import RummyVectorEnv
 
@@ -34,7 +35,11 @@ QUICK = {"target": 150}  # games end within the test's steps, so rows get new ga
 
 def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
     assert np.array_equal(cache.fits, layoff_fits(rules, state))
-    assert np.array_equal(cache.points, table_points(rules, state, np.arange(state.batch_size)))
+    every = np.arange(state.batch_size)
+    assert np.array_equal(cache.points, table_points(rules, state, every))
+    assert (cache.blocked is None) == (blocked_cards(rules, state, every) is None)
+    if cache.blocked is not None:
+        assert np.array_equal(cache.blocked, blocked_cards(rules, state, every))
     # The key counts the table's cards from the stock, pile and hands: the filled slots.
     assert np.array_equal(table_keys(rules, state)[:, 3],
                           state.meld_len.sum(axis=1, dtype=np.int64))
@@ -50,7 +55,7 @@ def test_the_kept_tables_equal_fresh_ones_at_every_step(rules: Rules) -> None:
     for _ in range(700):
         cache.update(state)
         assert_fresh(rules, cache, state)
-        mask = legal_mask(rules, state, fits=cache.fits)
+        mask = legal_mask(rules, state, fits=cache.fits, blocked=cache.blocked)
         assert np.array_equal(mask, legal_mask(rules, state))
         step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
         finished = stream.finished()

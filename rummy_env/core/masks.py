@@ -25,14 +25,17 @@ from .meldability import (
 from .patterns import PATTERN_CONTAINS, PATTERN_SIZE
 from .rules import Rules
 from .state import PHASE_CALL, PHASE_CALL_PLAY, PHASE_DRAW, PHASE_NAMES, PHASE_PLAY, State
-from .table import any_direction, jokers_declared, layoff_fits, on_table
+from .table import any_direction, blocked_cards, jokers_declared, layoff_fits
 
 
-def legal_mask(rules: Rules, state: State, fits: np.ndarray | None = None) -> np.ndarray:
+def legal_mask(rules: Rules, state: State, fits: np.ndarray | None = None,
+               blocked: np.ndarray | None = None) -> np.ndarray:
     """bool [B, A]: exactly the legal actions of each game (all False when finished).
 
     ``fits``: ``layoff_fits(rules, state)`` when the caller keeps it (what the table
-    accepts changes only when a meld or lay-off grows the table).
+    accepts changes only when a meld or lay-off grows the table); ``blocked``: the
+    batch's ``blocked_cards`` when kept too (rules where they matter). ``TableCache``
+    keeps both.
     """
     t = lookup_tables(rules)
     action_ids = t.layout
@@ -43,12 +46,12 @@ def legal_mask(rules: Rules, state: State, fits: np.ndarray | None = None) -> np
     if fits is None and (games[PHASE_DRAW] or games[PHASE_PLAY] or games[PHASE_CALL_PLAY]):
         fits = layoff_fits(rules, state)
 
-    def in_phase(phase: int) -> tuple[np.ndarray, np.ndarray]:
-        """The games in ``phase`` and their ``fits`` (all of them: no selection)."""
+    def in_phase(phase: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The games in ``phase``, their ``fits`` and ``blocked`` (all: no selection)."""
         if games[phase] == b:
-            return np.arange(b), fits
+            return np.arange(b), fits, blocked
         rows = (state.phase == phase).nonzero()[0]
-        return rows, fits[rows]
+        return rows, fits[rows], None if blocked is None else blocked[rows]
 
     if games[PHASE_DRAW]:
         _draw_mask(rules, t, state, *in_phase(PHASE_DRAW), mask)
@@ -63,13 +66,6 @@ def legal_mask(rules: Rules, state: State, fits: np.ndarray | None = None) -> np
     return mask
 
 
-def blocked_cards(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray | None:
-    """bool [n, 52] cards a joker may not stand for (one deck: on the table), or None."""
-    if rules.n_jokers and rules.n_decks == 1:
-        return on_table(state, rows)
-    return None
-
-
 def _padded(present: np.ndarray) -> np.ndarray:
     """Natural presence [n, 52+] widened to [n, NO_CARD + 1] (joker and padding False)."""
     out = np.zeros((present.shape[0], NO_CARD + 1), bool)
@@ -79,20 +75,21 @@ def _padded(present: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- draw phase
 def _draw_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fits: np.ndarray,
-               mask: np.ndarray) -> None:
+               blocked: np.ndarray | None, mask: np.ndarray) -> None:
     action_ids = t.layout
     stock_left = state.stock_size[rows] > 0
     mask[rows, action_ids.DRAW] = stock_left
     mask[rows, action_ids.END] = ~stock_left
-    takes = take_ok(rules, t, state, rows, fits)
+    takes = take_ok(rules, t, state, rows, fits, blocked)
     mask[rows, action_ids.TAKE: action_ids.TAKE + takes.shape[1]] = takes
 
 
 def take_ok(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-            fits: np.ndarray) -> np.ndarray:
+            fits: np.ndarray, blocked: np.ndarray | None = None) -> np.ndarray:
     """bool [n, D]: whether ``take d`` (d = 1..D) is legal, D = deepest pile among ``rows``.
 
-    ``fits`` [n, 52, 3] is ``layoff_fits`` of those games."""
+    ``fits`` [n, 52, 3] is ``layoff_fits`` of those games, ``blocked`` their
+    ``blocked_cards`` (worked out when not given)."""
     pile_size = state.pile_size[rows].astype(np.int64)
     depth_max = int(pile_size.max())
     ok = np.zeros((rows.size, depth_max), bool)
@@ -102,7 +99,8 @@ def take_ok(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
     if not rules.dig and not rules.top_card_must_meld:
         return ok
     depths = np.arange(1, (depth_max if rules.dig else 1) + 1)
-    meldable = deepest_card_meldable(rules, t, state, rows, depths, any_direction(fits))
+    meldable = deepest_card_meldable(rules, t, state, rows, depths, any_direction(fits),
+                                     blocked)
     if rules.dig:
         ok[:, 1:] = meldable[:, 1:]
         if rules.dig_swap:
@@ -158,7 +156,8 @@ def _pile_pairs(pile: np.ndarray, pile_size: np.ndarray) -> tuple[np.ndarray, ..
 
 
 def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                          depths: np.ndarray, fits: np.ndarray) -> np.ndarray:
+                          depths: np.ndarray, fits: np.ndarray,
+                          blocked: np.ndarray | None = None) -> np.ndarray:
     """bool [n, len(depths)]: after ``take d`` (``depths`` = 1, 2, ..., D) the deepest card
     can be melded or laid off.
 
@@ -185,8 +184,10 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
         valid[game, depth - 1] = True
         deepest = np.zeros((n, d), pile.dtype)
         deepest[game, depth - 1] = card
+        if blocked is None:
+            blocked = blocked_cards(rules, state, rows)
         melds, lays = _deepest_with_jokers(rules, t, state, rows, depths, deepest, valid,
-                                           available, fits)
+                                           available, fits, blocked)
         melds, lays = melds[game, depth - 1], lays[game, depth - 1]
     if rules.discard_required:
         melds &= state.hand_size[rows, seat][game] + depth >= 4
@@ -213,7 +214,8 @@ def _natural_deepest_meldable(t: LookupTables, available: np.ndarray, game: np.n
 
 def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
                          depths: np.ndarray, deepest: np.ndarray, valid: np.ndarray,
-                         available: np.ndarray, fits: np.ndarray):
+                         available: np.ndarray, fits: np.ndarray,
+                         blocked: np.ndarray | None):
     """The general dig test with jokers, one flattened (game, depth) pair per row."""
     n, d = deepest.shape
     seat = state.current_player[rows]
@@ -227,7 +229,6 @@ def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.n
 
     gi, di = np.nonzero(valid)
     present = available[gi] < depths[di][:, None]  # [m, NO_CARD+1]
-    blocked = blocked_cards(rules, state, rows)
     blocked_m = None if blocked is None else blocked[gi]
     cards = deepest[gi, di]
     melds = np.zeros((n, d), bool)
@@ -244,7 +245,7 @@ def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.n
 
 # ----------------------------------------------------------------------------- play phases
 def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fits: np.ndarray,
-               mask: np.ndarray, calling: bool) -> None:
+               blocked: np.ndarray | None, mask: np.ndarray, calling: bool) -> None:
     """Melds, lay-offs and then discards/swaps (``play``) or ``done`` (``call_play``)."""
     action_ids = t.layout
     n = rows.size
@@ -257,7 +258,8 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
     owing = owed >= 0
     owes_joker = owed == JOKER
     owes_natural = owing & ~owes_joker
-    blocked = blocked_cards(rules, state, rows)
+    if blocked is None:
+        blocked = blocked_cards(rules, state, rows)
 
     if rules.n_jokers:
         melds, jokers_used = makeable_melds(t, present, jokers, blocked)

@@ -30,7 +30,7 @@ from .cards import JOKER, N_RANKS
 from .counting import add_at
 from .deal import dealer_of_hand, game_keys, shuffled_decks
 from .lookup import LookupTables, lookup_tables
-from .masks import blocked_cards, call_eligibility, call_window_opens, legal_mask
+from .masks import call_eligibility, call_window_opens, legal_mask
 from .patterns import (
     PATTERN_CARDS,
     PATTERN_CONTAINS,
@@ -52,7 +52,7 @@ from .state import (
     empty_state,
 )
 from .step_one import step_one
-from .table import any_direction, layoff_fits, layoff_targets, slot_cards
+from .table import any_direction, blocked_cards, layoff_fits, layoff_targets, slot_cards
 
 __all__ = ["init", "deal", "legal_mask", "step", "step_inplace", "table_points", "hand_points"]
 

@@ -71,6 +71,13 @@ def on_table(state: State, rows: np.ndarray) -> np.ndarray:
     return _cards_where(state, rows, state.meld_by[rows, :used_melds(state, rows)] >= 0)
 
 
+def blocked_cards(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray | None:
+    """bool [n, 52] cards a joker may not stand for (one deck: on the table), or None."""
+    if rules.n_jokers and rules.n_decks == 1:
+        return on_table(state, rows)
+    return None
+
+
 def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
     """bool [n, 52]: some table meld holds a joker declared as the card."""
     return _cards_where(state, rows, state.meld_joker[rows, :used_melds(state, rows)])

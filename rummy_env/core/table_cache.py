@@ -6,7 +6,8 @@ key, the hand number, the meld count, the filled slots and the jokers on the
 table name one game's table along its trajectory (``table_keys``), and a new
 trajectory in a row starts from an empty table, the same whatever game held the
 row before. ``TableCache.update`` therefore works ``layoff_fits`` (a fifth of the
-mask's cost) and ``table_points`` (half of the view's) out again only for the
+mask's cost), ``table_points`` (half of the view's) and, under one-deck joker rules,
+``blocked_cards`` (a fifth of the play mask's) out again only for the
 games whose key changed, about one game in six at each micro-step (685 of 4,096
 after 100 random steps of ``standard``). The one-game envs key a lone game's
 table the same way, in plain Python (``rummy_env/envs/one_game_mask.py``).
@@ -23,7 +24,7 @@ import numpy as np
 from .rules import Rules
 from .scoring import table_points
 from .state import State
-from .table import layoff_fits
+from .table import blocked_cards, layoff_fits
 
 
 def table_keys(rules: Rules, state: State) -> np.ndarray:
@@ -46,7 +47,8 @@ def table_keys(rules: Rules, state: State) -> np.ndarray:
 
 
 class TableCache:
-    """``layoff_fits`` and ``table_points`` of every game of a batch, kept between steps."""
+    """``layoff_fits``, ``table_points`` and ``blocked_cards`` of every game of a batch, kept
+    between steps."""
 
     def __init__(self, rules: Rules, points: bool = True) -> None:
         self.rules = rules
@@ -56,6 +58,10 @@ class TableCache:
         """bool [B, 52, 3]: ``layoff_fits`` of each game, as of the last ``update``."""
         self.points: np.ndarray | None = None
         """int32 [B, P]: ``table_points`` of each game (absolute seats); None unless kept."""
+        self.blocked: np.ndarray | None = None
+        """bool [B, 52]: ``blocked_cards`` of each game, under rules where a joker may not
+        stand for a card on the table (one deck); None under the others."""
+        self._keeps_blocked = bool(rules.n_jokers and rules.n_decks == 1)
         self._keys: np.ndarray | None = None
 
     def forget(self) -> None:
@@ -70,6 +76,8 @@ class TableCache:
             self.fits = layoff_fits(self.rules, state)
             if self.keeps_points:
                 self.points = table_points(self.rules, state, rows)
+            if self._keeps_blocked:
+                self.blocked = blocked_cards(self.rules, state, rows)
         else:
             # Column by column: any() along the tiny key axis is three times slower.
             changed = keys[:, 0] != self._keys[:, 0]
@@ -80,6 +88,8 @@ class TableCache:
                 self.fits[rows] = layoff_fits(self.rules, state, rows)
                 if self.keeps_points:
                     self.points[rows] = table_points(self.rules, state, rows)
+                if self._keeps_blocked:
+                    self.blocked[rows] = blocked_cards(self.rules, state, rows)
         self._keys = keys
 
     def select(self, rows: np.ndarray) -> None:
@@ -88,3 +98,5 @@ class TableCache:
             self.fits, self._keys = self.fits[rows], self._keys[rows]
             if self.keeps_points:
                 self.points = self.points[rows]
+            if self._keeps_blocked:
+                self.blocked = self.blocked[rows]

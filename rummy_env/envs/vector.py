@@ -208,7 +208,7 @@ class RummyVectorEnv:
         date first."""
         tables = self._games.tables
         tables.update(self.state)
-        self.mask = legal_mask(self.rules, self.state, fits=tables.fits)
+        self.mask = legal_mask(self.rules, self.state, fits=tables.fits, blocked=tables.blocked)
         seats = self.state.current_player.astype(np.int64)
         return observe(self.rules, self.state, points=tables.points), self.mask, seats
 
@@ -251,7 +251,8 @@ class RummyVectorEnv:
             games.restart(done)
         t2 = time.perf_counter()
         games.tables.update(games.state)
-        self.mask = legal_mask(rules, games.state, fits=games.tables.fits)
+        self.mask = legal_mask(rules, games.state, fits=games.tables.fits,
+                               blocked=games.tables.blocked)
         t3 = time.perf_counter()
         obs = observe(rules, games.state, points=games.tables.points)
         t4 = time.perf_counter()
@@ -319,7 +320,8 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._steps = np.zeros(b, np.int64)
         self._begin_step()
         self._play_opponents()
-        self._mask = legal_mask(self.rules, self._games.state, fits=self._games.tables.fits)
+        self._mask = legal_mask(self.rules, self._games.state, fits=self._games.tables.fits,
+                                blocked=self._games.tables.blocked)
         return self._observe(), self._info()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -353,7 +355,8 @@ class RummySingleAgentVectorEnv(VectorEnv):
         games.length[stepped] += 1
         self._collect(stepped)
         self._play_opponents()
-        self._mask = legal_mask(self.rules, games.state, fits=games.tables.fits)
+        self._mask = legal_mask(self.rules, games.state, fits=games.tables.fits,
+                                blocked=games.tables.blocked)
         return (self._observe(), self._reward, self._terminated, self._truncated,
                 self._info())
 
@@ -434,7 +437,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
             if rows.size == 0:
                 return
             sub = games.state.select(rows)
-            mask = legal_mask(self.rules, sub, fits=games.tables.fits[rows])
+            blocked = games.tables.blocked
+            mask = legal_mask(self.rules, sub, fits=games.tables.fits[rows],
+                              blocked=None if blocked is None else blocked[rows])
             if self._one_policy:
                 actions = self._policies[0](self.rules, sub, mask)
             else:

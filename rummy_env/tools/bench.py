@@ -43,7 +43,7 @@ def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> 
     elapsed = 0.0
     while elapsed < seconds:
         tables.update(state)
-        mask = legal_mask(rules, state, fits=tables.fits)
+        mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
         step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
         steps += batch_size
         hands += int(state.hand_ended.sum())
