@@ -60,6 +60,7 @@ from rummy_env.core import (
     PlayerView,
     Rules,
     State,
+    TableCache,
     action_layout,
     legal_mask,
     player_view,
@@ -339,6 +340,7 @@ class ExpertAgent:
         rules = self.rules
         value = np.zeros(state.batch_size)
         index = np.arange(state.batch_size)  # original row of each row still playing
+        tables = TableCache(rules)  # most tables stand from one micro-step to the next
         for _ in range(self.budget.horizon + 1):
             over = (state.phase == PHASE_HAND_OVER) | (state.phase == PHASE_GAME_OVER)
             if over.any():
@@ -346,10 +348,12 @@ class ExpertAgent:
                 value[index[done]] = self.score(state, done, me[index[done]], finished=True)
                 live = np.flatnonzero(~over)
                 state, index = state.select(live), index[live]
+                tables.select(live)
             if state.batch_size == 0:
                 return value
-            mask = legal_mask(rules, state)
-            view = player_view(rules, state)
+            tables.update(state)
+            mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
+            view = player_view(rules, state, points=tables.points)
             if self.rival is None:
                 actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
             else:

@@ -31,6 +31,7 @@ from rummy_env.core import (
     Decision,
     GameStream,
     Rules,
+    TableCache,
     legal_mask,
     player_view,
     step_inplace,
@@ -242,11 +243,13 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     if recorder is not None:
         record_start(stream.slot_game)
     bar = tqdm(total=n_games, disable=not progress, unit="game", desc="arena", leave=False)
+    tables = TableCache(rules)  # most tables stand from one micro-step to the next
     while stream.slot_game.size:
         state, slot_game = stream.state, stream.slot_game
         live = ~state.game_over
         if live.any():
-            mask = legal_mask(rules, state)
+            tables.update(state)
+            mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
             actions = np.zeros(slot_game.size, np.int64)
             agent_of_row = lineups[np.maximum(slot_game, 0), state.current_player]
             for k, agent in enumerate(agents):
@@ -254,7 +257,7 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                 if rows.size == 0:
                     continue
                 seats = state.current_player[rows]
-                view = player_view(rules, state, seats, rows)
+                view = player_view(rules, state, seats, rows, points=tables.points)
                 asked = time.perf_counter()
                 chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view))
                 agent_seconds[k] += time.perf_counter() - asked
@@ -278,6 +281,8 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
             if recorder is not None:
                 record_start(new_games)
         stream.compact()
+        if stream.state is not state:  # the batch was packed: its rows moved
+            tables.forget()
     bar.close()
     return MatchResult(
         agent_names=[a.name for a in agents], rules=rules, seed=seed, duplicate=False,
