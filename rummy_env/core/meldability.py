@@ -29,9 +29,10 @@ def bit_masks(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (grid @ _RANK_BITS).astype(np.int32), (_SUIT_BITS @ grid).astype(np.uint8)
 
 
-def pattern_hits(t: LookupTables, cards: np.ndarray) -> np.ndarray:
-    """int8 [n, N_PATTERNS]: how many of each pattern's cards are in ``cards`` [n, >=52]."""
-    return PATTERN_SIZE[None, :] - pattern_missing(t, cards)
+def clear_of(t: LookupTables, cards: np.ndarray) -> np.ndarray:
+    """bool [n, N_PATTERNS]: allowed patterns none of whose cards is in ``cards`` [n, 52]
+    (all in the complement: one lookup of ready answers, no counting)."""
+    return complete_melds(t, ~cards[:, :N_NATURAL])
 
 
 def pattern_missing(t: LookupTables, present: np.ndarray) -> np.ndarray:
@@ -61,7 +62,7 @@ def makeable_melds(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
     wildcards = np.minimum(jokers, MAX_PATTERN_CARDS).astype(np.int8)
     ok = t.allowed[None, :] & (missing <= wildcards[:, None])
     if blocked is not None:
-        ok &= pattern_hits(t, blocked & ~present[:, :N_NATURAL]) == 0
+        ok &= clear_of(t, blocked & ~present[:, :N_NATURAL])
     return ok, missing
 
 
@@ -94,7 +95,7 @@ def joker_meldable(t: LookupTables, present: np.ndarray, other_jokers: np.ndarra
     three = t.allowed & (PATTERN_SIZE == 3)
     ok = three[None, :] & (missing >= 1) & (missing <= 1 + other_jokers[:, None])
     if blocked is not None:
-        ok &= pattern_hits(t, blocked & ~present[:, :N_NATURAL]) == 0
+        ok &= clear_of(t, blocked & ~present[:, :N_NATURAL])
     return ok.any(axis=1)
 
 
