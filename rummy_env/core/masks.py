@@ -180,15 +180,10 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
         melds = _natural_deepest_meldable(t, available, game, card, depth)
         lays = fits[game, card]
     else:
-        valid = np.zeros((n, d), bool)
-        valid[game, depth - 1] = True
-        deepest = np.zeros((n, d), pile.dtype)
-        deepest[game, depth - 1] = card
         if blocked is None:
             blocked = blocked_cards(rules, state, rows)
-        melds, lays = _deepest_with_jokers(rules, t, state, rows, depths, deepest, valid,
+        melds, lays = _deepest_with_jokers(rules, t, state, rows, game, card, depth, d,
                                            available, fits, blocked)
-        melds, lays = melds[game, depth - 1], lays[game, depth - 1]
     if rules.discard_required:
         melds &= state.hand_size[rows, seat][game] + depth >= 4
     if rules.layoff_requires_meld:
@@ -213,11 +208,11 @@ def _natural_deepest_meldable(t: LookupTables, available: np.ndarray, game: np.n
 
 
 def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                         depths: np.ndarray, deepest: np.ndarray, valid: np.ndarray,
+                         game: np.ndarray, card: np.ndarray, depth: np.ndarray, d: int,
                          available: np.ndarray, fits: np.ndarray,
-                         blocked: np.ndarray | None):
-    """The general dig test with jokers, one flattened (game, depth) pair per row."""
-    n, d = deepest.shape
+                         blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(melds, lays) bool [m]: the general dig test with jokers, for pile card ``card`` of
+    game ``game`` at ``depth`` (the pairs of ``_pile_pairs``, none deeper than ``d``)."""
     seat = state.current_player[rows]
     pile_size = state.pile_size[rows].astype(np.int64)
     pile = state.pile[rows]
@@ -227,19 +222,16 @@ def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.n
     jokers_above = np.cumsum(joker_on_top, axis=1) - joker_on_top  # above each depth
     jokers = state.hand[rows, seat, JOKER][:, None].astype(np.int64) + jokers_above  # [n, D]
 
-    gi, di = np.nonzero(valid)
-    present = available[gi] < depths[di][:, None]  # [m, NO_CARD+1]
-    blocked_m = None if blocked is None else blocked[gi]
-    cards = deepest[gi, di]
-    melds = np.zeros((n, d), bool)
-    lays = np.zeros((n, d), bool)
-    melds[gi, di] = card_meldable(t, cards, present, jokers[gi, di], blocked_m)
-    natural = cards != JOKER
-    lays[gi[natural], di[natural]] = fits[gi[natural], cards[natural]]
+    present = available[game] < depth[:, None]  # [m, NO_CARD+1]
+    blocked_m = None if blocked is None else blocked[game]
+    melds = card_meldable(t, card, present, jokers[game, depth - 1], blocked_m)
+    natural = card != JOKER
+    lays = np.zeros(card.size, bool)
+    lays[natural] = fits[game[natural], card[natural]]
     jk = ~natural
     if jk.any():
-        lays[gi[jk], di[jk]] = joker_layable(
-            fits[gi[jk]], present[jk], None if blocked is None else blocked_m[jk])
+        lays[jk] = joker_layable(fits[game[jk]], present[jk],
+                                 None if blocked is None else blocked_m[jk])
     return melds, lays
 
 
