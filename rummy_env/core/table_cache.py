@@ -61,7 +61,6 @@ class TableCache:
         self.blocked: np.ndarray | None = None
         """bool [B, 52]: ``blocked_cards`` of each game, under rules where a joker may not
         stand for a card on the table (one deck); None under the others."""
-        self._keeps_blocked = bool(rules.n_jokers and rules.n_decks == 1)
         self._keys: np.ndarray | None = None
 
     def forget(self) -> None:
@@ -76,8 +75,7 @@ class TableCache:
             self.fits = layoff_fits(self.rules, state)
             if self.keeps_points:
                 self.points = table_points(self.rules, state, rows)
-            if self._keeps_blocked:
-                self.blocked = blocked_cards(self.rules, state, rows)
+            self.blocked = blocked_cards(self.rules, state, rows)  # None if the rules block none
         else:
             # Column by column: any() along the tiny key axis is three times slower.
             changed = keys[:, 0] != self._keys[:, 0]
@@ -88,7 +86,7 @@ class TableCache:
                 self.fits[rows] = layoff_fits(self.rules, state, rows)
                 if self.keeps_points:
                     self.points[rows] = table_points(self.rules, state, rows)
-                if self._keeps_blocked:
+                if self.blocked is not None:
                     self.blocked[rows] = blocked_cards(self.rules, state, rows)
         self._keys = keys
 
@@ -98,5 +96,5 @@ class TableCache:
             self.fits, self._keys = self.fits[rows], self._keys[rows]
             if self.keeps_points:
                 self.points = self.points[rows]
-            if self._keeps_blocked:
+            if self.blocked is not None:
                 self.blocked = self.blocked[rows]
