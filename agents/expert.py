@@ -364,7 +364,8 @@ class ExpertAgent:
                     if rows.size:
                         actions[rows] = agent.act(Decision(
                             rules=rules, mask=mask[rows], view=select_view(view, rows)))
-            step_inplace(rules, state, actions, auto_deal=False, mask=mask)
+            step_inplace(rules, state, actions, auto_deal=False, mask=mask, fits=tables.fits,
+                         blocked=tables.blocked)
         all_rows = np.arange(state.batch_size)
         value[index] = self.score(state, all_rows, me[index], finished=False)
         return value

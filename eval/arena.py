@@ -265,7 +265,8 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                 decisions[k] += rows.size
             if recorder is not None:
                 recorder.actions(slot_game[live], actions[live])
-            step_inplace(rules, state, actions, mask=mask)
+            step_inplace(rules, state, actions, mask=mask, fits=tables.fits,
+                         blocked=tables.blocked)
 
         done = stream.finished()
         if done.size:

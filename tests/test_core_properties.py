@@ -19,6 +19,7 @@ from rummy_env.core import (
     legal_mask,
     lookup_tables,
     makeable_melds,
+    melds_makeable,
     sample_legal,
     step,
     step_inplace,
@@ -153,3 +154,20 @@ def test_complete_melds_are_the_makeable_ones_without_jokers(ace_high, wrap) -> 
     expected = makeable_melds(t, present, np.zeros(3000, np.int64), None)[0]
     assert expected.any(axis=1).mean() > 0.3  # the sample holds melds of every kind
     assert np.array_equal(complete_melds(t, present), expected)
+
+
+@pytest.mark.parametrize("flags", [{"jokers": 2}, {"jokers": 2, "decks": 2, "wrap": True},
+                                   {"jokers": 1, "ace_high": True}])
+def test_the_makeable_lookup_equals_the_missing_card_counts(flags) -> None:
+    """The play mask's ready answers per (jokers held, mask) equal counting each
+    pattern's missing cards against the jokers, blocked cards included."""
+    rules = Rules.from_dict(flags)
+    t = lookup_tables(rules)
+    rng = np.random.default_rng(6)
+    present = rng.random((3000, 52)) < np.linspace(0.05, 0.6, 3000)[:, None]
+    jokers = rng.integers(0, rules.n_jokers + 1, 3000)
+    blocked = rng.random((3000, 52)) < 0.3
+    for kept in (None, blocked):
+        expected = makeable_melds(t, present, jokers, kept)[0]
+        assert (expected & ~complete_melds(t, present)).any(axis=1).mean() > 0.3  # jokers used
+        assert np.array_equal(melds_makeable(t, present, jokers, kept), expected)

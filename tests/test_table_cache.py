@@ -8,6 +8,7 @@ check it at every step, and the vector env's output against the core's.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ from rummy_env.core import (
     step_inplace,
 )
 from rummy_env.core.scoring import table_points
+from rummy_env.core.state import PHASE_CALL
 from rummy_env.core.table import blocked_cards
 from rummy_env.core.table_cache import table_keys
 from rummy_env.envs.vector import RummyVectorEnv
@@ -49,19 +51,28 @@ def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
                          + [Rules.from_dict({"players": 5, **QUICK})],
                          ids=PRESETS + ["two_decks_5p"])
 def test_the_kept_tables_equal_fresh_ones_at_every_step(rules: Rules) -> None:
+    """The masks, and the steps whose rummy-call test reads the kept tables, equal the
+    ones that work everything out afresh."""
     stream = GameStream(rules, 3, 24)
     state, cache, rng = stream.state, TableCache(rules), np.random.default_rng(3)
-    replaced = 0
+    replaced = calls = 0
     for _ in range(700):
         cache.update(state)
         assert_fresh(rules, cache, state)
         mask = legal_mask(rules, state, fits=cache.fits, blocked=cache.blocked)
         assert np.array_equal(mask, legal_mask(rules, state))
-        step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
+        actions = sample_legal(mask, rng)
+        afresh = state.copy()
+        step_inplace(rules, afresh, actions, mask=mask)
+        step_inplace(rules, state, actions, mask=mask, fits=cache.fits, blocked=cache.blocked)
+        assert all(np.array_equal(getattr(state, f.name), getattr(afresh, f.name))
+                   for f in dataclasses.fields(state))
+        calls += int((state.phase == PHASE_CALL).sum())
         finished = stream.finished()
         replaced += finished.size
         stream.replace(finished)
     assert replaced > 0  # the check covered rows that took new games
+    assert calls > 0 or not rules.rummy_call  # and call windows the kept tables opened
 
 
 def test_a_selected_cache_follows_its_selected_games() -> None:

@@ -37,7 +37,7 @@ from .deal import daily_seed, dealer_of_hand, deck_cards, game_keys, shuffled_de
 from .decision import Decision, sample_legal
 from .lookup import LookupTables, lookup_tables
 from .mask_one import legal_mask_one
-from .meldability import bit_masks, complete_melds, makeable_melds
+from .meldability import bit_masks, complete_melds, makeable_melds, melds_makeable
 from .observation import (
     OBS_VERSION,
     PILE_TOP,
@@ -103,7 +103,7 @@ __all__ = [
     "Rules", "State", "action_layout", "bit_masks", "card_id", "card_text", "chips", "count_texts",
     "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "from_position",
     "game_keys", "init", "is_int", "layoff_fits", "legal_mask", "legal_mask_one", "legal_texts",
-    "lookup_tables", "complete_melds", "makeable_melds", "max_melds", "meld_cards", "obs_layout",
+    "lookup_tables", "complete_melds", "makeable_melds", "melds_makeable", "max_melds", "meld_cards", "obs_layout",
     "observation_bounds", "observation_size", "observe", "observe_one", "parse_card", "player_view",
     "provisional_scores", "rank_of", "rank_points", "read_records", "replay", "run_allowed",
     "sample_legal", "sample_worlds", "unseen_counts",

@@ -38,8 +38,15 @@ class LookupTables:
     """int8 [8192, 143]: cards of run (start, length) missing from a suit's 13-bit mask."""
     set_missing: np.ndarray
     """int8 [16, 5]: cards of set pattern k missing from a rank's 4-bit suit mask."""
+    run_makeable: np.ndarray
+    """bool [(J + 1) * 8192, 143]: row j * 8192 + mask: run (start, length) is allowed and
+    at most j of its cards are missing from a suit's 13-bit mask (J = the deck's jokers)."""
+    set_makeable: np.ndarray
+    """bool [(J + 1) * 16, 5]: row j * 16 + mask: set pattern k is allowed and at most j of
+    its cards are missing from a rank's 4-bit suit mask."""
     run_complete: np.ndarray
-    """bool [8192, 143]: run (start, length) is allowed and all in a suit's 13-bit mask."""
+    """bool [8192, 143]: run (start, length) is allowed and all in a suit's 13-bit mask
+    (the first rows of ``run_makeable``)."""
     set_complete: np.ndarray
     """bool [16, 5]: set pattern k is allowed and all in a rank's 4-bit suit mask."""
     partners: np.ndarray
@@ -62,15 +69,19 @@ def lookup_tables(rules: Rules) -> LookupTables:
     card_values = np.concatenate([np.tile(rank_pts, N_SUITS), [0]]).astype(np.int32)
     joker_in_hand = 15 if rules.joker_value == "declared" else int(rules.joker_value)
     card_values[JOKER] = joker_in_hand
+    run_makeable = _frozen(_makeable_table(_run_missing_table(), allowed[N_SET_PATTERNS:],
+                                           N_SUITS, rules.n_jokers))
+    set_makeable = _frozen(_makeable_table(_set_missing_table(), allowed[:N_SET_PATTERNS],
+                                           N_RANKS, rules.n_jokers))
     return LookupTables(
         layout=action_layout(rules),
         allowed=_frozen(allowed),
         run_missing=_frozen(_run_missing_table()),
         set_missing=_frozen(_set_missing_table()),
-        run_complete=_frozen(_complete_table(_run_missing_table(), allowed[N_SET_PATTERNS:],
-                                             N_SUITS)),
-        set_complete=_frozen(_complete_table(_set_missing_table(), allowed[:N_SET_PATTERNS],
-                                             N_RANKS)),
+        run_makeable=run_makeable,
+        set_makeable=set_makeable,
+        run_complete=run_makeable[: 1 << N_RANKS],
+        set_complete=set_makeable[:16],
         partners=_frozen(_partner_table(allowed)),
         pattern_slots=_frozen(_pattern_slots()),
         rank_points=_frozen(rank_pts),
@@ -109,12 +120,15 @@ def _set_missing_table() -> np.ndarray:
     return _popcount(set_masks[None, :] & ~hands)
 
 
-def _complete_table(missing: np.ndarray, allowed: np.ndarray, groups: int) -> np.ndarray:
-    """bool [masks, k]: complete and allowed, from ``missing`` and the ``allowed`` flags of
+def _makeable_table(missing: np.ndarray, allowed: np.ndarray, groups: int,
+                    jokers: int) -> np.ndarray:
+    """bool [(jokers + 1) * masks, k]: allowed and missing at most j cards, block j of the
+    rows for j = 0..jokers, from ``missing`` [masks, k] and the ``allowed`` flags of
     ``groups`` groups (suits or ranks) of k patterns, the same in every group."""
     per_group = allowed.reshape(groups, -1)
     assert (per_group == per_group[0]).all(), "every suit (rank) allows the same patterns"
-    return (missing == 0) & per_group[0][None, :]
+    held = np.arange(jokers + 1, dtype=np.int8)[:, None, None]
+    return ((missing[None] <= held) & per_group[0][None, None, :]).reshape(-1, missing.shape[1])
 
 
 def _partner_table(allowed: np.ndarray) -> np.ndarray:

@@ -20,7 +20,8 @@ from .meldability import (
     card_meldable,
     complete_melds,
     joker_layable,
-    makeable_melds,
+    melds_makeable,
+    pattern_missing,
 )
 from .patterns import PATTERN_CONTAINS, PATTERN_SIZE
 from .rules import Rules
@@ -254,7 +255,7 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
         blocked = blocked_cards(rules, state, rows)
 
     if rules.n_jokers:
-        melds, jokers_used = makeable_melds(t, present, jokers, blocked)
+        melds = melds_makeable(t, present, jokers, blocked)
     else:
         melds = complete_melds(t, present)
     if rules.discard_required:
@@ -263,7 +264,7 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
     if any_natural:
         melds[owes_natural] &= PATTERN_CONTAINS[owed[owes_natural]]
     if any_joker:
-        melds[owes_joker] &= jokers_used[owes_joker] >= 1
+        melds[owes_joker] &= pattern_missing(t, present[owes_joker]) >= 1
     mask[rows, action_ids.MELD: action_ids.LAYOFF] = melds
 
     by_joker = (jokers > 0)[:, None] & ~present

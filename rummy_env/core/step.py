@@ -126,8 +126,14 @@ def step(rules: Rules, state: State, actions, *, auto_deal: bool = True,
 
 
 def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
-                 mask: np.ndarray | None = None) -> None:
-    """Apply one action per game to ``state`` in place (the fast path for trainers)."""
+                 mask: np.ndarray | None = None, fits: np.ndarray | None = None,
+                 blocked: np.ndarray | None = None) -> None:
+    """Apply one action per game to ``state`` in place (the fast path for trainers).
+
+    ``fits`` and ``blocked``: what the tables accepted before the step, as passed to
+    ``legal_mask`` (``TableCache`` keeps both). A discard leaves its table as it was,
+    so the rummy-call test after it reads them instead of working them out again.
+    """
     t = lookup_tables(rules)
     action_ids = t.layout
     actions = np.asarray(actions, dtype=np.int64).reshape(-1)
@@ -190,7 +196,8 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
         hand_over.append(done_out)
 
     if turn_over:
-        ended = _finish_turns(rules, t, state, np.concatenate(turn_over), discards=discarded)
+        ended = _finish_turns(rules, t, state, np.concatenate(turn_over), discarded,
+                              fits, blocked)
         hand_over.append(ended)
     hand_over = np.concatenate(hand_over)  # sorted below: the order they came in is no matter
     if hand_over.size:
@@ -435,28 +442,39 @@ def _clear_turn_memory(state: State, rows: np.ndarray) -> None:
 
 
 def _finish_turns(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                  discards: np.ndarray) -> np.ndarray:
+                  discards: np.ndarray, fits: np.ndarray | None,
+                  blocked: np.ndarray | None) -> np.ndarray:
     """Close the turns of ``rows`` (a discard or a float); returns rows whose hand ends.
 
-    After a discard, a rummy-call window may open instead of the next turn.
+    After a discard, a rummy-call window may open instead of the next turn (``fits``,
+    ``blocked``: the batch's before the step, when kept).
     """
     state.turn[rows] += 1
     ends = (state.turn[rows] >= rules.max_turns) | state.drew_last[rows]
     go_on = rows[~ends]
     if rules.rummy_call and go_on.size:
-        opened = _open_call_windows(rules, t, state, go_on[np.isin(go_on, discards)])
+        opened = _open_call_windows(rules, t, state, go_on[np.isin(go_on, discards)],
+                                    fits, blocked)
         go_on = go_on[~np.isin(go_on, opened)]
     state.current_player[go_on] = (state.current_player[go_on] + 1) % rules.players
     _new_turn(state, go_on)
     return rows[ends]
 
 
-def _open_call_windows(rules: Rules, t: LookupTables, state: State, rows: np.ndarray) -> np.ndarray:
-    """Open a call window where the discard may be called; returns those rows."""
+def _open_call_windows(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
+                       kept_fits: np.ndarray | None,
+                       kept_blocked: np.ndarray | None) -> np.ndarray:
+    """Open a call window where the discard may be called; returns those rows.
+
+    ``kept_fits`` / ``kept_blocked``: the batch's from before the step, or None (work
+    them out): a discard does not change the table.
+    """
     if rows.size == 0:
         return rows
-    fits = any_direction(layoff_fits(rules, state, rows))
-    blocked = blocked_cards(rules, state, rows)
+    fits = any_direction(layoff_fits(rules, state, rows) if kept_fits is None
+                         else kept_fits[rows])
+    blocked = (blocked_cards(rules, state, rows) if kept_blocked is None
+               else kept_blocked[rows])
     opens = call_window_opens(rules, t, state, rows, fits, blocked)
     rows, fits = rows[opens], fits[opens]
     blocked = None if blocked is None else blocked[opens]

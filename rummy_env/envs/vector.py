@@ -221,7 +221,8 @@ class RummyVectorEnv:
         b, p = self.num_envs, self.num_players
         actions = action_batch(actions, b)
         t0 = time.perf_counter()
-        step_inplace(rules, games.state, actions, auto_deal=games.auto_deal, mask=self.mask)
+        step_inplace(rules, games.state, actions, auto_deal=games.auto_deal, mask=self.mask,
+                     fits=games.tables.fits, blocked=games.tables.blocked)
         games.length += 1
         t1 = time.perf_counter()
 
@@ -340,7 +341,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._steps += 1
         if legal.all():
             step_inplace(self.rules, games.state, actions, auto_deal=games.auto_deal,
-                         mask=self._mask)
+                         mask=self._mask, fits=games.tables.fits, blocked=games.tables.blocked)
             stepped = np.arange(b)
         else:
             bad = np.flatnonzero(~legal)
@@ -437,9 +438,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
             if rows.size == 0:
                 return
             sub = games.state.select(rows)
-            blocked = games.tables.blocked
-            mask = legal_mask(self.rules, sub, fits=games.tables.fits[rows],
-                              blocked=None if blocked is None else blocked[rows])
+            fits, blocked = games.tables.fits[rows], games.tables.blocked
+            blocked = None if blocked is None else blocked[rows]
+            mask = legal_mask(self.rules, sub, fits=fits, blocked=blocked)
             if self._one_policy:
                 actions = self._policies[0](self.rules, sub, mask)
             else:
@@ -450,7 +451,8 @@ class RummySingleAgentVectorEnv(VectorEnv):
                     if group.size:
                         actions[group] = self._policies[k - 1](
                             self.rules, sub.select(group), mask[group])
-            step_inplace(self.rules, sub, actions, auto_deal=games.auto_deal, mask=mask)
+            step_inplace(self.rules, sub, actions, auto_deal=games.auto_deal, mask=mask,
+                         fits=fits, blocked=blocked)
             games.state.assign(rows, sub)
             games.length[rows] += 1
             self._collect(rows)

@@ -44,7 +44,8 @@ def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> 
     while elapsed < seconds:
         tables.update(state)
         mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
-        step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
+        step_inplace(rules, state, sample_legal(mask, rng), mask=mask, fits=tables.fits,
+                     blocked=tables.blocked)
         steps += batch_size
         hands += int(state.hand_ended.sum())
         stream.replace(stream.finished())
