@@ -133,6 +133,26 @@ def test_step_is_pure_and_step_inplace_matches() -> None:
     assert _equal_states(state, after)
 
 
+def test_a_finished_game_ignores_whatever_action_it_gets() -> None:
+    """Any number stands for a finished game's action, and the others play on."""
+    rules = Rules(target=150)
+    state = play_random(rules, 4, 6, 20_000)
+    assert state.game_over.all()
+    fresh = init(rules, 9, 6)
+    fresh.assign(np.array([1, 4]), state.select(np.array([1, 4])))
+    before = fresh.copy()
+    actions = sample_legal(legal_mask(rules, fresh) | fresh.game_over[:, None],
+                           np.random.default_rng(0))
+    actions[[1, 4]] = [-7, 10**6]
+    step_inplace(rules, fresh, actions)
+    for f in dataclasses.fields(fresh):
+        if f.name != "hand_ended":  # this step's flag: no hand ended in them
+            assert np.array_equal(getattr(fresh, f.name)[[1, 4]],
+                                  getattr(before, f.name)[[1, 4]])
+    assert not fresh.hand_ended[[1, 4]].any()
+    assert not np.array_equal(fresh.hand_size[[0, 2, 3, 5]], before.hand_size[[0, 2, 3, 5]])
+
+
 def test_mask_offers_only_actions_of_the_phase() -> None:
     rules = Rules()
     state = play_random(rules, 2, 64, 37)

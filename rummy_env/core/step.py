@@ -244,6 +244,15 @@ def _kind_starts(action_ids: ActionLayout) -> np.ndarray:
     return starts
 
 
+@lru_cache(maxsize=16)
+def _kind_of_action(action_ids: ActionLayout) -> np.ndarray:
+    """int8 [A]: the index in ``ACTION_KINDS`` of each action id (one take per batch)."""
+    kinds = np.searchsorted(_kind_starts(action_ids), np.arange(action_ids.size),
+                            side="right").astype(np.int8)
+    kinds.setflags(write=False)
+    return kinds
+
+
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
@@ -261,7 +270,8 @@ def _rows_by_range(action_ids, actions: np.ndarray, live: np.ndarray) -> dict[st
             starts = _kind_starts(action_ids).tolist()
             rows[ACTION_KINDS[bisect.bisect_right(starts, int(actions[0]))]] = _ROW_0
         return rows
-    kind = np.searchsorted(_kind_starts(action_ids), actions, side="right").astype(np.int8)
+    # Clipped: a finished game's action may be any number, and its kind is overwritten.
+    kind = np.take(_kind_of_action(action_ids), actions, mode="clip")
     kind[~live] = len(ACTION_KINDS)
     order = np.argsort(kind, kind="stable")  # int8: a radix sort, ten times faster
     ends = np.cumsum(np.bincount(kind, minlength=len(ACTION_KINDS) + 1)).tolist()
