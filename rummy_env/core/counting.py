@@ -1,4 +1,4 @@
-"""Adding up counts at repeated indices, by numpy's fast path.
+"""Adding up counts at repeated indices, and listing filled slots, by numpy's fast paths.
 
 ``np.add.at(a, (rows, seats, cards), 1)`` takes numpy's slow general path: a tuple
 of index arrays, or a value of another dtype than ``a``'s, is 10-20x slower than one
@@ -24,3 +24,17 @@ def add_at(counts: np.ndarray, index: tuple[np.ndarray, ...], value: int | float
         return
     at = np.ravel_multi_index(index, counts.shape)
     np.add.at(counts.reshape(-1), at, np.full(at.shape, value, counts.dtype))
+
+
+def filled_slots(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, position) int64: every slot below each row's ``sizes`` (a pile's cards, a
+    take's cards), row by row, as ``(np.arange(w) < sizes[:, None]).nonzero()`` lists them
+    but by one repeat, without the [n, w] grid (2.5x faster for piles).
+
+    >>> [a.tolist() for a in filled_slots(np.array([2, 0, 1]))]
+    [[0, 0, 2], [0, 1, 0]]
+    """
+    sizes = sizes.astype(np.int64)
+    row = np.repeat(np.arange(sizes.size), sizes)
+    first = np.cumsum(sizes) - sizes
+    return row, np.arange(row.size) - first[row]

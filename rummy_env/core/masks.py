@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import JOKER, N_NATURAL
+from .counting import filled_slots
 from .lookup import NO_CARD, LookupTables, lookup_tables
 from .meldability import (
     card_meldable,
@@ -150,10 +151,8 @@ def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile_game:
 def _pile_pairs(pile: np.ndarray, pile_size: np.ndarray) -> tuple[np.ndarray, ...]:
     """(game, card, depth) of every card in the piles ``pile`` [n, width] (depth 1 = top),
     one flat pass: ``take d`` has the card at depth d as its deepest card."""
-    width = pile.shape[1]
-    at = (np.arange(width)[None, :] < pile_size[:, None]).ravel().nonzero()[0]
-    game, position = np.divmod(at, width)
-    return game, pile.reshape(-1)[at], pile_size[game] - position
+    game, position = filled_slots(pile_size)
+    return game, pile.reshape(-1)[game * pile.shape[1] + position], pile_size[game] - position
 
 
 def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
@@ -358,13 +357,11 @@ def call_window_opens(rules: Rules, t: LookupTables, state: State, rows: np.ndar
     melded with pile cards."""
     pile_size = state.pile_size[rows].astype(np.int64)
     card = state.pile[rows, pile_size - 1].astype(np.int64)
-    width = state.pile.shape[1]
-    below = np.arange(width)[None, :] < (pile_size - 1)[:, None]
-    pile = state.pile[rows].astype(np.int64)
+    game, position = filled_slots(pile_size - 1)  # the cards below the top
+    below = state.pile[rows[game], position]
     in_pile = np.zeros((rows.size, NO_CARD + 1), bool)
-    rr = np.broadcast_to(np.arange(rows.size)[:, None], pile.shape)
-    in_pile[rr[below], pile[below]] = True
-    pile_jokers = ((pile == JOKER) & below).sum(axis=1)
+    in_pile[game, below] = True
+    pile_jokers = np.bincount(game[below == JOKER], minlength=rows.size)
     in_pile[:, JOKER] = False
     melds = card_meldable(t, card, in_pile, pile_jokers, blocked)
     natural = card != JOKER

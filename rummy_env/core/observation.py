@@ -67,7 +67,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cards import JOKER, N_CARD_IDS, N_NATURAL, N_RANKS
-from .counting import add_at
+from .counting import add_at, filled_slots
 from .lookup import lookup_tables
 from .patterns import KIND_RUN, KIND_SET
 from .rules import Rules
@@ -266,10 +266,8 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
 
     # The pile: counts, depth of the topmost copy, and the top K cards in order.
     pile_size = view.pile_size.astype(np.int64)
-    used = max(int(pile_size.max(initial=0)), 1)
-    at = (np.arange(used)[None, :] < pile_size[:, None]).ravel().nonzero()[0]
-    r, i = np.divmod(at, used)
-    card = view.pile[:, :used].reshape(-1)[at]
+    r, i = filled_slots(pile_size)
+    card = view.pile.reshape(-1)[r * view.pile.shape[1] + i]
     depth = pile_size[r] - i
     at_card = base[r] + card
     near = depth <= PILE_TOP  # depth d is the one-hot row d - 1 of pile_top

@@ -27,7 +27,7 @@ import numpy as np
 
 from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
 from .cards import JOKER, N_RANKS
-from .counting import add_at
+from .counting import add_at, filled_slots
 from .deal import dealer_of_hand, game_keys, shuffled_decks
 from .lookup import LookupTables, lookup_tables
 from .masks import call_eligibility, call_window_opens, legal_mask
@@ -299,8 +299,7 @@ def _apply_take(rules: Rules, state: State, rows: np.ndarray, depth: np.ndarray)
     seat = state.current_player[rows].astype(np.int64)
     _start_play(state, rows, seat)
     pile_size = state.pile_size[rows].astype(np.int64)
-    width = int(depth.max())
-    i, j = np.divmod((np.arange(width)[None, :] < depth[:, None]).ravel().nonzero()[0], width)
+    i, j = filled_slots(depth)
     rr, ss = rows[i], seat[i]  # one entry per card taken, j cards below the top
     cards = state.pile[rr, pile_size[i] - 1 - j]
     add_at(state.hand, (rr, ss, cards))
