@@ -137,8 +137,8 @@ def layoff_targets(rules: Rules, melds, rows: np.ndarray | None = None) -> np.nd
 
 def layoff_fits(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
     """bool [n, 52, 3]: card c fits some table meld in direction d (``melds``, ``rules``,
-    ``rows``: as for ``layoff_targets``)."""
-    accepts = meld_accepts(rules, melds, (slice(None) if rows is None else rows, slice(None)))
+    ``rows``: as for ``layoff_targets``, whose melds in use are the ones that count)."""
+    accepts = layoff_targets(rules, melds, rows)
     found = np.flatnonzero(accepts >= 0)  # flat: one 1-D pass is much faster than 3-D
     fits = np.zeros((accepts.shape[0], N_NATURAL, 3), bool)
     fits[found // (accepts.shape[1] * 3), accepts.reshape(-1)[found], found % 3] = True
