@@ -82,6 +82,18 @@ def _relative_owner(players: int) -> np.ndarray:
     return table
 
 
+def _turned(by: np.ndarray, seats: np.ndarray, p: int) -> np.ndarray:
+    """int8 [n, k]: owners ``by`` (absolute seats, -1 none) relative to ``seats`` [n],
+    (b - s) mod p, by int8 arithmetic alone: a gather by owner, or np.where and % on
+    int8, is four times slower."""
+    turned = by - seats[:, None]
+    turned += (turned < 0).view(np.int8) * np.int8(p)
+    turned += np.int8(1)
+    turned *= (by >= 0).view(np.int8)  # none: 0, then -1 below
+    turned -= np.int8(1)
+    return turned
+
+
 def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
                 rows: np.ndarray | None = None, *, share: bool = False,
                 points: np.ndarray | None = None) -> PlayerView:
@@ -109,8 +121,7 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
     rel_by = np.full((rows.size,) + state.meld_by.shape[1:], -1, np.int8)
     if used:
         by = state.meld_by[rows, :used].reshape(rows.size, -1)  # 2-D: broadcasts fast
-        at = (seats.astype(np.intp) * (p + 1) + 1)[:, None] + by  # flat index [s, b + 1]
-        rel_by[:, :used] = relative.reshape(-1)[at].reshape(rows.size, used, -1)
+        rel_by[:, :used] = _turned(by, seats.astype(np.int8), p).reshape(rows.size, used, -1)
     return PlayerView(
         seat=seats.astype(np.int8),
         hand=state.hand[rows, seats],
