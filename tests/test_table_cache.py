@@ -25,6 +25,7 @@ from rummy_env.core import (
     sample_legal,
     step_inplace,
 )
+from rummy_env.core.observation import table_columns
 from rummy_env.core.scoring import table_points
 from rummy_env.core.state import PHASE_CALL
 from rummy_env.core.table import blocked_cards
@@ -42,6 +43,8 @@ def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
     assert (cache.blocked is None) == (blocked_cards(rules, state, every) is None)
     if cache.blocked is not None:
         assert np.array_equal(cache.blocked, blocked_cards(rules, state, every))
+    if cache.keeps_columns:
+        assert cache.columns.tobytes() == table_columns(rules, state).tobytes()
     # The key counts the table's cards from the stock, pile and hands: the filled slots.
     assert np.array_equal(table_keys(rules, state)[:, 3],
                           state.meld_len.sum(axis=1, dtype=np.int64))
@@ -51,14 +54,21 @@ def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
                          + [Rules.from_dict({"players": 5, **QUICK})],
                          ids=PRESETS + ["two_decks_5p"])
 def test_the_kept_tables_equal_fresh_ones_at_every_step(rules: Rules) -> None:
-    """The masks, and the steps whose rummy-call test reads the kept tables, equal the
-    ones that work everything out afresh."""
+    """The masks, the observations of any seat, and the steps whose rummy-call test reads
+    the kept tables equal the ones that work everything out afresh."""
     stream = GameStream(rules, 3, 24)
-    state, cache, rng = stream.state, TableCache(rules), np.random.default_rng(3)
+    state, cache = stream.state, TableCache(rules, observed=True)
+    rng = np.random.default_rng(3)
     replaced = calls = 0
     for _ in range(700):
         cache.update(state)
         assert_fresh(rules, cache, state)
+        seats = rng.integers(0, rules.players, state.batch_size)  # the kept columns turned
+        assert (observe(rules, state, seats, table=cache.columns).tobytes()
+                == observe(rules, state, seats).tobytes())
+        some = np.array([17, 0, 5])
+        assert (observe(rules, state, seats[some], some, table=cache.columns).tobytes()
+                == observe(rules, state, seats[some], some).tobytes())
         mask = legal_mask(rules, state, fits=cache.fits, blocked=cache.blocked)
         assert np.array_equal(mask, legal_mask(rules, state))
         actions = sample_legal(mask, rng)
@@ -78,7 +88,8 @@ def test_the_kept_tables_equal_fresh_ones_at_every_step(rules: Rules) -> None:
 def test_a_selected_cache_follows_its_selected_games() -> None:
     rules = Rules.preset_named("jokers")
     stream = GameStream(rules, 5, 16)
-    state, cache, rng = stream.state, TableCache(rules), np.random.default_rng(5)
+    state, cache = stream.state, TableCache(rules, observed=True)
+    rng = np.random.default_rng(5)
     for _ in range(60):
         cache.update(state)
         step_inplace(rules, state, sample_legal(legal_mask(rules, state), rng))

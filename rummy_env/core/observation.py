@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -173,13 +174,18 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 
 
 def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
-            rows: np.ndarray | None = None, points: np.ndarray | None = None) -> np.ndarray:
+            rows: np.ndarray | None = None, points: np.ndarray | None = None,
+            table: np.ndarray | None = None) -> np.ndarray:
     """float32 [n, D]: the observation of ``seats[i]`` in game ``rows[i]``.
 
     Defaults: every game, observed by the seat to play (``state.current_player``).
-    ``points``: the batch's ``table_points`` [B, P] when the caller keeps it.
+    ``points`` and ``table``: the batch's ``table_points`` [B, P] and ``table_columns``
+    [B, W] when the caller keeps them (``TableCache``).
     """
-    return encode(rules, player_view(rules, state, seats, rows, share=True, points=points))
+    view = player_view(rules, state, seats, rows, share=True, points=points)
+    if table is not None and rows is not None:
+        table = table[rows]
+    return encode(rules, view, table=table)
 
 
 @dataclass(frozen=True)
@@ -202,12 +208,12 @@ class _EncodePlan:
     """float64 [4P + 4]: divisors of the blocks hand_sizes .. melded, then turn, hand_number."""
     hot_starts: np.ndarray
     """int64 [5]: first columns of phase, to_play, dealer, owed, no_discard."""
-    by_col: np.ndarray
-    """int64 [P]: first column of each relative seat's table_by row."""
     visible: np.ndarray
     """float32 [K]: weight of each card row of the blocks hand .. table_joker in the count
     of visible copies (mine, the others' known, pile, table; a table joker's declared
     card is not a copy of it)."""
+    table_columns: tuple[int, int]
+    """(start, stop): the columns of the blocks table_set .. melds (``table_columns``)."""
     added_rows: tuple[int, ...]
     """The card rows of weight 1 in ``visible``."""
     subtracted_rows: tuple[int, ...]
@@ -228,20 +234,23 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
     visible[col["table_joker"] // C] = -1.0
     hot_starts = np.array([col[name] for name in
                            ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64)
-    by_col = col["table_by"] + np.arange(p, dtype=np.int64) * C
-    for a in (numbers, hot_starts, by_col, visible):
+    for a in (numbers, hot_starts, visible):
         a.setflags(write=False)
+    table = (col["table_set"], col["melds"] + max_melds(rules) * MELD_FEATURES)
     return _EncodePlan(layout.size, col, float(rules.deck_cards), _distinct_cards(rules),
-                       _deck_counts(rules), rule_features(rules), numbers, hot_starts, by_col,
-                       visible, tuple(np.flatnonzero(visible > 0).tolist()),
+                       _deck_counts(rules), rule_features(rules), numbers, hot_starts,
+                       visible, table, tuple(np.flatnonzero(visible > 0).tolist()),
                        tuple(np.flatnonzero(visible < 0).tolist()))
 
 
-def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
+def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
+           table: np.ndarray | None = None) -> np.ndarray:
     """float32 [n, D]: the flat observation of a ``PlayerView`` (layout in the docstring).
 
     ``out`` may pass a C-contiguous float32 [n, D] buffer to fill (and return) instead
-    of a new array: batched callers reuse one and skip the allocation.
+    of a new array: batched callers reuse one and skip the allocation. ``table``: the
+    games' ``table_columns`` when the caller keeps them (``TableCache(observed=True)``);
+    they are turned to each view's seat here.
 
     Per-call cost is a few dozen whole-batch array operations: the entries that are 1
     are written by one scatter (where copies cannot add up), the number blocks by one
@@ -283,42 +292,17 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
         obs[:, col["pile_depth"]: col["pile_depth"] + C] = np.where(
             height > 0, (deck + 1 - height) / deck, 0.0)
 
-    # The table: every occupied slot is one declared card laid by one seat.
-    n_melds = view.meld_by.shape[1]
-    used = max(int(view.n_melds.max(initial=0)), 1)
-    by = view.meld_by[:, :used].reshape(-1)
-    at = (by >= 0).nonzero()[0]
-    q, j = np.divmod(at, N_RANKS)
-    r, m = np.divmod(q, used)
-    meld_at = r * n_melds + m
-    kind = view.meld_kind.reshape(-1)[meld_at]
-    is_set = kind == KIND_SET
-    card = SLOT_CARD[kind, view.meld_key.reshape(-1)[meld_at], j]
-    at_card = base[r] + card
-    kind_at = at_card + np.where(is_set, col["table_set"], col["table_run"])
-    by_at = at_card + plan.by_col[by[at]]
-    jokers = view.meld_joker[:, :used].reshape(-1)[at] if rules.n_jokers else None
-    if distinct:
-        ones += [kind_at, by_at]
-        flat[at_card + col["table_meld"]] = (m + 1) / n_melds
-        if jokers is not None:
-            ones.append(at_card[jokers] + col["table_joker"])
-    else:  # copies add up; the oldest meld holding one has the greatest n_melds - m
-        add_at(flat, (kind_at,), 1.0)
-        add_at(flat, (by_at,), 1.0)
-        if jokers is not None:
-            add_at(flat, (at_card[jokers] + col["table_joker"],), 1.0)
-        oldest = np.zeros(n * C, np.int64)
-        np.maximum.at(oldest, r * C + card, n_melds - m)
-        oldest = oldest.reshape(n, C)
-        obs[:, col["table_meld"]: col["table_meld"] + C] = np.where(
-            oldest > 0, (n_melds + 1 - oldest) / n_melds, 0.0)
-    melds = obs[:, col["melds"]: col["melds"] + n_melds * MELD_FEATURES]
-    melds = melds.reshape(n, n_melds, MELD_FEATURES)
-    used_kind = view.meld_kind[:, :used]  # one column at a time: tiny axes write slowly
-    melds[:, :used, 0] = used_kind == KIND_SET
-    melds[:, :used, 1] = used_kind == KIND_RUN
-    melds[:, :used, 2] = view.meld_len[:, :used] / N_RANKS
+    # The table: its own block of columns, or the kept one turned to the observers.
+    start, stop = plan.table_columns
+    if table is None:
+        _encode_table(rules, plan, view, obs, start)
+    else:
+        by_start, by_stop = col["table_by"], col["table_by"] + p * C
+        obs[:, start:by_start] = table[:, : by_start - start]
+        obs[:, by_stop:stop] = table[:, by_stop - start:]
+        by = table[:, by_start - start: by_stop - start].reshape(n, p, C)
+        seats = (view.seat.astype(np.int64)[:, None] + np.arange(p)) % p  # absolute, by offset
+        obs[:, by_start:by_stop] = by[np.arange(n)[:, None], seats].reshape(n, -1)
 
     # One-hot blocks: one column each (owed / no_discard only when set).
     hot = np.array([view.phase, view.current_player, view.dealer, view.owed, view.no_discard]).T
@@ -336,7 +320,7 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
         visible += cards[:, row]
     for row in plan.subtracted_rows:
         visible -= cards[:, row]
-    if jokers is not None:
+    if rules.n_jokers:
         visible[:, JOKER] += obs[:, col["table_joker"]: col["table_joker"] + C].sum(axis=1)
     obs[:, col["unseen"]: col["unseen"] + C] = plan.deck_counts[None, :] - visible
 
@@ -350,6 +334,77 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None) -> np.
     obs[:, col["turn"]: col["turn"] + 2] = numbers[:, k:]
     obs[:, col["rules"]: col["rules"] + len(RULE_FEATURES)] = plan.rules
     return obs
+
+
+def table_columns(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
+    """float32 [n, W]: the observation's table blocks (``table_set`` .. ``melds``, W
+    columns) of the games ``rows`` (default all) of ``melds`` (a ``State``: owners are
+    absolute seats, as seat 0 sees them; or a ``PlayerView``: its own seats').
+
+    A table stands for many steps, so batched callers keep these columns and ``encode``
+    only turns the owner rows to each observer (``TableCache(observed=True)``).
+    """
+    plan = _encode_plan(rules)
+    if rows is not None:
+        melds = _TableArrays(*(getattr(melds, name)[rows] for name in _TableArrays._fields))
+    start, stop = plan.table_columns
+    out = np.zeros((melds.n_melds.shape[0], stop - start), np.float32)
+    _encode_table(rules, plan, melds, out, 0)
+    return out
+
+
+class _TableArrays(NamedTuple):
+    """The table's arrays of some games (what ``_encode_table`` reads)."""
+
+    meld_kind: np.ndarray
+    meld_key: np.ndarray
+    meld_len: np.ndarray
+    meld_by: np.ndarray
+    meld_joker: np.ndarray
+    n_melds: np.ndarray
+
+
+def _encode_table(rules: Rules, plan: _EncodePlan, melds, out: np.ndarray, origin: int) -> None:
+    """Write the table of ``melds`` (as for ``table_columns``) into the C-contiguous
+    ``out`` [n, *], whose columns from ``origin`` on are the table's (zeros): every
+    occupied slot is one declared card laid by one seat."""
+    col = {name: origin + at - plan.table_columns[0] for name, at in plan.col.items()}
+    n, row = out.shape
+    flat = out.reshape(-1)
+    n_melds = melds.meld_by.shape[1]
+    used = max(int(melds.n_melds.max(initial=0)), 1)
+    by = melds.meld_by[:, :used].reshape(-1)
+    at = (by >= 0).nonzero()[0]
+    q, j = np.divmod(at, N_RANKS)
+    r, m = np.divmod(q, used)
+    meld_at = r * n_melds + m
+    kind = melds.meld_kind.reshape(-1)[meld_at]
+    is_set = kind == KIND_SET
+    card = SLOT_CARD[kind, melds.meld_key.reshape(-1)[meld_at], j]
+    at_card = r * row + card
+    kind_at = at_card + np.where(is_set, col["table_set"], col["table_run"])
+    by_at = at_card + col["table_by"] + by[at].astype(np.int64) * C
+    jokers = melds.meld_joker[:, :used].reshape(-1)[at] if rules.n_jokers else None
+    if plan.distinct:
+        flat[np.concatenate([kind_at, by_at] + ([] if jokers is None else
+                                                [at_card[jokers] + col["table_joker"]]))] = 1.0
+        flat[at_card + col["table_meld"]] = (m + 1) / n_melds
+    else:  # copies add up; the oldest meld holding one has the greatest n_melds - m
+        add_at(flat, (kind_at,), 1.0)
+        add_at(flat, (by_at,), 1.0)
+        if jokers is not None:
+            add_at(flat, (at_card[jokers] + col["table_joker"],), 1.0)
+        oldest = np.zeros(n * C, np.int64)
+        np.maximum.at(oldest, r * C + card, n_melds - m)
+        oldest = oldest.reshape(n, C)
+        out[:, col["table_meld"]: col["table_meld"] + C] = np.where(
+            oldest > 0, (n_melds + 1 - oldest) / n_melds, 0.0)
+    features = out[:, col["melds"]: col["melds"] + n_melds * MELD_FEATURES]
+    features = features.reshape(n, n_melds, MELD_FEATURES)
+    used_kind = melds.meld_kind[:, :used]  # one column at a time: tiny axes write slowly
+    features[:, :used, 0] = used_kind == KIND_SET
+    features[:, :used, 1] = used_kind == KIND_RUN
+    features[:, :used, 2] = melds.meld_len[:, :used] / N_RANKS
 
 
 def _distinct_cards(rules: Rules) -> bool:

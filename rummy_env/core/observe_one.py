@@ -53,7 +53,7 @@ def table_part(rules: Rules, state: State, seat: int, row: int = 0) -> TablePart
     set_col, run_col, meld_col, joker_col = (col[name] for name in
                                              ("table_set", "table_run", "table_meld",
                                               "table_joker"))
-    by_col = plan.by_col.tolist()
+    by_col = [col["table_by"] + k * (JOKER + 1) for k in range(p)]
     joker_points, distinct = lookup_tables(rules).joker_points, plan.distinct
     values: dict[int, float] = {}
     kinds, keys = state.meld_kind[row, :used].tolist(), state.meld_key[row, :used].tolist()

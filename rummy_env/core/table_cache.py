@@ -5,9 +5,10 @@ joker swap puts a natural card where a joker was (one joker fewer). So the deal
 key, the hand number, the meld count, the filled slots and the jokers on the
 table name one game's table along its trajectory (``table_keys``), and a new
 trajectory in a row starts from an empty table, the same whatever game held the
-row before. ``TableCache.update`` therefore works ``layoff_fits`` (a fifth of the
-mask's cost), ``table_points`` (half of the view's) and, under one-deck joker rules,
-``blocked_cards`` (a fifth of the play mask's) out again only for the
+row before. ``TableCache.update`` therefore works ``layoff_fits`` (a fifth of
+the mask's cost), ``table_points`` (half of the view's), under one-deck joker rules
+``blocked_cards`` (a fifth of the play mask's) and, when asked, the observation's
+table columns (``table_columns``, a third of ``encode``'s cost) out again only for the
 games whose key changed, about one game in six at each micro-step (685 of 4,096
 after 100 random steps of ``standard``). The one-game envs key a lone game's
 table the same way, in plain Python (``rummy_env/envs/one_game_mask.py``).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .observation import table_columns
 from .rules import Rules
 from .scoring import table_points
 from .state import State
@@ -47,13 +49,18 @@ def table_keys(rules: Rules, state: State) -> np.ndarray:
 
 
 class TableCache:
-    """``layoff_fits``, ``table_points`` and ``blocked_cards`` of every game of a batch, kept
-    between steps."""
+    """``layoff_fits``, ``table_points``, ``blocked_cards`` and (``observed``) the
+    observation's ``table_columns`` of every game of a batch, kept between steps."""
 
-    def __init__(self, rules: Rules, points: bool = True) -> None:
+    def __init__(self, rules: Rules, points: bool = True, observed: bool = False) -> None:
         self.rules = rules
         self.keeps_points = points
         """Whether ``points`` is kept (a caller that builds no views does without)."""
+        self.keeps_columns = observed
+        """Whether ``columns`` is kept (a caller that encodes observations)."""
+        self.columns: np.ndarray | None = None
+        """float32 [B, W]: ``table_columns`` of each game (seats absolute); None unless
+        kept."""
         self.fits: np.ndarray | None = None
         """bool [B, 52, 3]: ``layoff_fits`` of each game, as of the last ``update``."""
         self.points: np.ndarray | None = None
@@ -68,13 +75,15 @@ class TableCache:
         self._keys = None
 
     def update(self, state: State) -> None:
-        """Bring ``fits`` and ``points`` up to date with ``state``."""
+        """Bring what is kept up to date with ``state``."""
         keys = table_keys(self.rules, state)
         if self._keys is None or self._keys.shape != keys.shape:
             rows = np.arange(state.batch_size)
             self.fits = layoff_fits(self.rules, state)
             if self.keeps_points:
                 self.points = table_points(self.rules, state, rows)
+            if self.keeps_columns:
+                self.columns = table_columns(self.rules, state)
             self.blocked = blocked_cards(self.rules, state, rows)  # None if the rules block none
         else:
             # Column by column: any() along the tiny key axis is three times slower.
@@ -86,6 +95,8 @@ class TableCache:
                 self.fits[rows] = layoff_fits(self.rules, state, rows)
                 if self.keeps_points:
                     self.points[rows] = table_points(self.rules, state, rows)
+                if self.keeps_columns:
+                    self.columns[rows] = table_columns(self.rules, state, rows)
                 if self.blocked is not None:
                     self.blocked[rows] = blocked_cards(self.rules, state, rows)
         self._keys = keys
@@ -96,5 +107,7 @@ class TableCache:
             self.fits, self._keys = self.fits[rows], self._keys[rows]
             if self.keeps_points:
                 self.points = self.points[rows]
+            if self.keeps_columns:
+                self.columns = self.columns[rows]
             if self.blocked is not None:
                 self.blocked = self.blocked[rows]

@@ -99,7 +99,7 @@ class _Games:
         self.pcr = check_pcr(pcr)
         self.auto_deal = auto_deal(episode)
         self.state: State | None = None
-        self.tables = TableCache(rules)
+        self.tables = TableCache(rules, observed=True)
 
     def start(self, seed: int) -> None:
         self.stream = GameStream(self.rules, seed, self.num_envs)
@@ -210,7 +210,8 @@ class RummyVectorEnv:
         tables.update(self.state)
         self.mask = legal_mask(self.rules, self.state, fits=tables.fits, blocked=tables.blocked)
         seats = self.state.current_player.astype(np.int64)
-        return observe(self.rules, self.state, points=tables.points), self.mask, seats
+        obs = observe(self.rules, self.state, points=tables.points, table=tables.columns)
+        return obs, self.mask, seats
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, np.ndarray, dict[str, Any]]:
@@ -255,7 +256,8 @@ class RummyVectorEnv:
         self.mask = legal_mask(rules, games.state, fits=games.tables.fits,
                                blocked=games.tables.blocked)
         t3 = time.perf_counter()
-        obs = observe(rules, games.state, points=games.tables.points)
+        obs = observe(rules, games.state, points=games.tables.points,
+                      table=games.tables.columns)
         t4 = time.perf_counter()
         for key, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             self.timings[key] += dt
@@ -393,7 +395,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
 
     def _observe(self) -> np.ndarray:
         return observe(self.rules, self._games.state, self.seat,
-                       points=self._games.tables.points)
+                       points=self._games.tables.points, table=self._games.tables.columns)
 
     def _book(self, rows: np.ndarray, rewards: np.ndarray) -> None:
         self._reward[rows] += rewards
