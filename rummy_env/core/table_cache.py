@@ -8,7 +8,7 @@ trajectory in a row starts from an empty table, the same whatever game held the
 row before. ``TableCache.update`` therefore works ``layoff_fits`` (a fifth of
 the mask's cost), ``table_points`` (half of the view's), under one-deck joker rules
 ``blocked_cards`` (a fifth of the play mask's) and, when asked, the observation's
-table columns (``table_columns``, a third of ``encode``'s cost) out again only for the
+table columns (``table_columns``, two fifths of ``encode``'s cost) out again only for the
 games whose key changed, about one game in six at each micro-step (685 of 4,096
 after 100 random steps of ``standard``). The one-game envs key a lone game's
 table the same way, in plain Python (``rummy_env/envs/one_game_mask.py``).
