@@ -25,7 +25,7 @@ from rummy_env.core import (
     sample_legal,
     step_inplace,
 )
-from rummy_env.core.observation import table_columns
+from rummy_env.core.observation import table_codes
 from rummy_env.core.scoring import table_points
 from rummy_env.core.state import PHASE_CALL
 from rummy_env.core.table import blocked_cards
@@ -44,7 +44,7 @@ def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
     if cache.blocked is not None:
         assert np.array_equal(cache.blocked, blocked_cards(rules, state, every))
     if cache.keeps_columns:
-        assert cache.columns.tobytes() == table_columns(rules, state).tobytes()
+        assert cache.columns.tobytes() == table_codes(rules, state).tobytes()
     # The key counts the table's cards from the stock, pile and hands: the filled slots.
     assert np.array_equal(table_keys(rules, state)[:, 3],
                           state.meld_len.sum(axis=1, dtype=np.int64))

@@ -72,6 +72,7 @@ from .counting import add_at, filled_slots
 from .lookup import lookup_tables
 from .patterns import KIND_RUN, KIND_SET
 from .rules import Rules
+from .scoring import slot_points
 from .state import PHASE_NAMES, State, max_melds
 from .table import SLOT_CARD
 from .view import PlayerView, player_view
@@ -175,17 +176,19 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 
 def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
             rows: np.ndarray | None = None, points: np.ndarray | None = None,
-            table: np.ndarray | None = None) -> np.ndarray:
+            table: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """float32 [n, D]: the observation of ``seats[i]`` in game ``rows[i]``.
 
     Defaults: every game, observed by the seat to play (``state.current_player``).
-    ``points`` and ``table``: the batch's ``table_points`` [B, P] and ``table_columns``
-    [B, W] when the caller keeps them (``TableCache``).
+    ``points`` and ``table``: the batch's ``table_points`` [B, P] and ``table_codes``
+    [B, W] when the caller keeps them (``TableCache``). ``out``: a buffer to fill, as
+    for ``encode``.
     """
-    view = player_view(rules, state, seats, rows, share=True, points=points)
+    view = player_view(rules, state, seats, rows, share=True, points=points,
+                       owners=table is None)
     if table is not None and rows is not None:
         table = table[rows]
-    return encode(rules, view, table=table)
+    return encode(rules, view, table=table, out=out)
 
 
 @dataclass(frozen=True)
@@ -196,12 +199,10 @@ class _EncodePlan:
     """D, the vector's length."""
     col: dict[str, int]
     """First column of each block."""
-    deck: float
-    """N, the cards in the deck."""
     distinct: bool
     """Every card id occurs at most once in the deck (``_distinct_cards``)."""
     deck_counts: np.ndarray
-    """float32 [C]: copies of each card id in the deck."""
+    """uint8 [C]: copies of each card id in the deck."""
     rules: np.ndarray
     """float32 [24]: ``rule_features``."""
     numbers: np.ndarray
@@ -213,11 +214,14 @@ class _EncodePlan:
     of visible copies (mine, the others' known, pile, table; a table joker's declared
     card is not a copy of it)."""
     table_columns: tuple[int, int]
-    """(start, stop): the columns of the blocks table_set .. melds (``table_columns``)."""
+    """(start, stop): the columns of the blocks table_set .. melds (``table_codes``)."""
     added_rows: tuple[int, ...]
     """The card rows of weight 1 in ``visible``."""
     subtracted_rows: tuple[int, ...]
     """The card rows of weight -1 in ``visible``."""
+    fractions: tuple[tuple[slice, np.float32 | np.ndarray], ...]
+    """(columns, float32 divisors) of the blocks whose codes are numerators: pile_depth by
+    N; table_meld by M and the melds block by (1, 1, 13) per meld (a length by 13)."""
 
 
 @lru_cache(maxsize=64)
@@ -236,11 +240,18 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
                            ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64)
     for a in (numbers, hot_starts, visible):
         a.setflags(write=False)
-    table = (col["table_set"], col["melds"] + max_melds(rules) * MELD_FEATURES)
-    return _EncodePlan(layout.size, col, float(rules.deck_cards), _distinct_cards(rules),
+    m = max_melds(rules)
+    table = (col["table_set"], col["melds"] + m * MELD_FEATURES)
+    meld_divisors = np.ones((m, MELD_FEATURES), np.float32)
+    meld_divisors[:, 2] = N_RANKS
+    divided = np.concatenate([np.full(C, m, np.float32), meld_divisors.reshape(-1)])
+    divided.setflags(write=False)
+    fractions = ((slice(col["pile_depth"], col["pile_depth"] + C), np.float32(rules.deck_cards)),
+                 (slice(col["table_meld"], table[1]), divided))
+    return _EncodePlan(layout.size, col, _distinct_cards(rules),
                        _deck_counts(rules), rule_features(rules), numbers, hot_starts,
                        visible, table, tuple(np.flatnonzero(visible > 0).tolist()),
-                       tuple(np.flatnonzero(visible < 0).tolist()))
+                       tuple(np.flatnonzero(visible < 0).tolist()), fractions)
 
 
 def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
@@ -248,83 +259,28 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
     """float32 [n, D]: the flat observation of a ``PlayerView`` (layout in the docstring).
 
     ``out`` may pass a C-contiguous float32 [n, D] buffer to fill (and return) instead
-    of a new array: batched callers reuse one and skip the allocation. ``table``: the
-    games' ``table_columns`` when the caller keeps them (``TableCache(observed=True)``);
-    they are turned to each view's seat here.
+    of a new array. ``table``: the games' ``table_codes`` when the caller keeps them
+    (``TableCache(observed=True)``); they are turned to each view's seat here.
 
-    Per-call cost is a few dozen whole-batch array operations: the entries that are 1
-    are written by one scatter (where copies cannot add up), the number blocks by one
-    division, the unseen counts by one weighted sum over the card rows.
+    Every block but the numbers is an integer (a count, a one-hot, a depth, a meld's
+    place or length) over a small divisor, so they are built as uint8 codes, a quarter
+    of the bytes to write, then widened in one pass and the fractional blocks divided
+    in float32 (which rounds as the float64 quotient did: the same bits).
     """
     plan = _encode_plan(rules)
-    col, deck = plan.col, plan.deck
-    n, p, size = view.size, rules.players, plan.size
+    codes = _codes(rules, plan, view, table)
     if out is None:
-        obs = np.zeros((n, size), np.float32)
+        obs = np.empty(codes.shape, np.float32)
+    elif out.shape != codes.shape or out.dtype != np.float32 or not out.flags.c_contiguous:
+        raise ValueError(f"encode: out must be C-contiguous float32 {codes.shape}")
     else:
-        if out.shape != (n, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
-            raise ValueError(f"encode: out must be C-contiguous float32 {(n, size)}")
         obs = out
-        obs.fill(0.0)
-    flat = obs.reshape(-1)
-    base = np.arange(n) * size  # flat index of each row's first column
-    distinct = plan.distinct
-
-    obs[:, col["hand"]: col["hand"] + C] = view.hand
-    obs[:, col["known"]: col["known"] + p * C] = view.known.reshape(n, -1)
-
-    # The pile: counts, depth of the topmost copy, and the top K cards in order.
-    pile_size = view.pile_size.astype(np.int64)
-    r, i = filled_slots(pile_size)
-    card = view.pile.reshape(-1)[r * view.pile.shape[1] + i]
-    depth = pile_size[r] - i
-    at_card = base[r] + card
-    near = depth <= PILE_TOP  # depth d is the one-hot row d - 1 of pile_top
-    ones = [at_card[near] + (depth[near] - 1) * C + col["pile_top"]]  # flat ids set to 1
-    if distinct:
-        ones.append(at_card + col["pile"])
-        flat[at_card + col["pile_depth"]] = depth / deck
-    else:  # copies add up; the topmost copy has the greatest height (deck + 1 - depth)
-        add_at(flat, (at_card + col["pile"],), 1.0)
-        height = np.zeros(n * C, np.int64)
-        np.maximum.at(height, r * C + card, rules.deck_cards + 1 - depth)
-        height = height.reshape(n, C)
-        obs[:, col["pile_depth"]: col["pile_depth"] + C] = np.where(
-            height > 0, (deck + 1 - height) / deck, 0.0)
-
-    # The table: its own block of columns, or the kept one turned to the observers.
-    start, stop = plan.table_columns
-    if table is None:
-        _encode_table(rules, plan, view, obs, start)
-    else:
-        by_start, by_stop = col["table_by"], col["table_by"] + p * C
-        obs[:, start:by_start] = table[:, : by_start - start]
-        obs[:, by_stop:stop] = table[:, by_stop - start:]
-        by = table[:, by_start - start: by_stop - start].reshape(n, p, C)
-        seats = (view.seat.astype(np.int64)[:, None] + np.arange(p)) % p  # absolute, by offset
-        obs[:, by_start:by_stop] = by[np.arange(n)[:, None], seats].reshape(n, -1)
-
-    # One-hot blocks: one column each (owed / no_discard only when set).
-    hot = np.array([view.phase, view.current_player, view.dealer, view.owed, view.no_discard]).T
-    ones.append((base[:, None] + plan.hot_starts + hot)[hot >= 0])
-    flat[np.concatenate(ones)] = 1.0
-    if rules.keep_taken:
-        obs[:, col["no_discard"]: col["no_discard"] + C] = view.taken
-
-    # Copies I cannot see: the deck minus everything visible to me. A few whole-row
-    # adds: numpy's batched matrix-vector product over [n, K, C] is five times slower.
-    cards = obs[:, : plan.visible.size * C].reshape(n, plan.visible.size, C)
-    first, *more = plan.added_rows
-    visible = cards[:, first].copy()
-    for row in more:
-        visible += cards[:, row]
-    for row in plan.subtracted_rows:
-        visible -= cards[:, row]
-    if rules.n_jokers:
-        visible[:, JOKER] += obs[:, col["table_joker"]: col["table_joker"] + C].sum(axis=1)
-    obs[:, col["unseen"]: col["unseen"] + C] = plan.deck_counts[None, :] - visible
+    np.copyto(obs, codes)  # one pass: copies by column blocks are slower
+    for columns, divisors in plan.fractions:
+        np.divide(obs[:, columns], divisors, out=obs[:, columns])
 
     # hand_sizes .. melded and turn, hand_number are contiguous runs of the layout.
+    col = plan.col
     numbers = np.concatenate([
         view.hand_sizes, view.stock_size[:, None], view.pile_size[:, None], view.table_points,
         view.totals, view.melded, view.turn[:, None], view.hand_number[:, None]],
@@ -336,38 +292,138 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
     return obs
 
 
-def table_columns(rules: Rules, melds, rows: np.ndarray | None = None) -> np.ndarray:
-    """float32 [n, W]: the observation's table blocks (``table_set`` .. ``melds``, W
-    columns) of the games ``rows`` (default all) of ``melds`` (a ``State``: owners are
-    absolute seats, as seat 0 sees them; or a ``PlayerView``: its own seats').
+def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
+           table: np.ndarray | None) -> np.ndarray:
+    """uint8 [n, D]: the integer numerator of every column outside the number blocks
+    (those stay 0), as ``encode`` divides them.
+
+    Per-call cost is a few dozen whole-batch array operations: the entries that are 1
+    are written by one scatter (where copies cannot add up), the unseen counts by a few
+    whole-row adds over the card rows.
+    """
+    col = plan.col
+    n, p, size = view.size, rules.players, plan.size
+    codes = np.zeros((n, size), np.uint8)
+    flat = codes.reshape(-1)
+    base = np.arange(n) * size  # flat index of each row's first column
+
+    codes[:, col["hand"]: col["hand"] + C] = view.hand
+    codes[:, col["known"]: col["known"] + p * C] = view.known.reshape(n, -1)
+
+    # The pile: counts, depth of the topmost copy, and the top K cards in order.
+    pile_size = view.pile_size.astype(np.int64)
+    r, i = filled_slots(pile_size)
+    card = view.pile.reshape(-1)[r * view.pile.shape[1] + i]
+    depth = pile_size[r] - i
+    at_card = base[r] + card
+    near = depth <= PILE_TOP  # depth d is the one-hot row d - 1 of pile_top
+    ones = [at_card[near] + (depth[near] - 1) * C + col["pile_top"]]  # flat ids set to 1
+    if plan.distinct:
+        ones.append(at_card + col["pile"])
+        flat[at_card + col["pile_depth"]] = depth
+    else:  # copies add up; the topmost copy has the greatest height (deck + 1 - depth)
+        add_at(flat, (at_card + col["pile"],), 1)
+        height = np.zeros(n * C, np.int64)
+        np.maximum.at(height, r * C + card, rules.deck_cards + 1 - depth)
+        height = height.reshape(n, C)
+        codes[:, col["pile_depth"]: col["pile_depth"] + C] = np.where(
+            height > 0, rules.deck_cards + 1 - height, 0)
+
+    # The table: its own block of columns, or the kept one turned to the observers.
+    start, stop = plan.table_columns
+    if table is None:
+        _encode_table(rules, plan, view, codes, start)
+    else:
+        by_start, by_stop = col["table_by"], col["table_by"] + p * C
+        codes[:, start:by_start] = table[:, : by_start - start]
+        codes[:, by_stop:stop] = table[:, by_stop - start:]
+        by = table[:, by_start - start: by_stop - start].reshape(n, p, C)
+        seats = (view.seat.astype(np.int64)[:, None] + np.arange(p)) % p  # absolute, by offset
+        codes[:, by_start:by_stop] = by[np.arange(n)[:, None], seats].reshape(n, -1)
+
+    # One-hot blocks: one column each (owed / no_discard only when set).
+    hot = np.array([view.phase, view.current_player, view.dealer, view.owed, view.no_discard]).T
+    ones.append((base[:, None] + plan.hot_starts + hot)[hot >= 0])
+    flat[np.concatenate(ones)] = 1
+    if rules.keep_taken:
+        codes[:, col["no_discard"]: col["no_discard"] + C] = view.taken
+
+    # Copies I cannot see: the deck minus everything visible to me. A few whole-row
+    # adds: numpy's batched matrix-vector product over [n, K, C] is five times slower.
+    cards = codes[:, : plan.visible.size * C].reshape(n, plan.visible.size, C)
+    first, *more = plan.added_rows
+    visible = cards[:, first].copy()
+    for row in more:
+        visible += cards[:, row]
+    for row in plan.subtracted_rows:
+        visible -= cards[:, row]
+    if rules.n_jokers:
+        visible[:, JOKER] += codes[:, col["table_joker"]: col["table_joker"] + C].sum(
+            axis=1, dtype=np.uint8)
+    codes[:, col["unseen"]: col["unseen"] + C] = plan.deck_counts[None, :] - visible
+    return codes
+
+
+def table_codes(rules: Rules, melds, rows: np.ndarray | None = None,
+                points: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """uint8 [n, W]: the codes of the observation's table blocks (``table_set`` ..
+    ``melds``, W columns; as ``encode`` builds them, before the division) of the games
+    ``rows`` (default all) of ``melds`` (a ``State``: owners are absolute seats, as seat
+    0 sees them; or a ``PlayerView``: its own seats').
 
     A table stands for many steps, so batched callers keep these columns and ``encode``
     only turns the owner rows to each observer (``TableCache(observed=True)``).
+    ``points``: also return ``scoring.table_points`` of those games (int32 [n, P], by the
+    same seats), priced from the same walk over the filled slots.
     """
     plan = _encode_plan(rules)
     if rows is not None:
         melds = _TableArrays(*(getattr(melds, name)[rows] for name in _TableArrays._fields))
     start, stop = plan.table_columns
-    out = np.zeros((melds.n_melds.shape[0], stop - start), np.float32)
-    _encode_table(rules, plan, melds, out, 0)
-    return out
+    n = melds.n_melds.shape[0]
+    out = np.zeros((n, stop - start), np.uint8)
+    slots = _encode_table(rules, plan, melds, out, 0)
+    if not points:
+        return out
+    joker = slots.joker if slots.joker is not None else np.zeros(slots.j.shape, bool)
+    price = slot_points(rules, slots.kind, melds.meld_start.reshape(-1)[slots.meld_at],
+                        slots.key, slots.j, joker)
+    owner = slots.r * rules.players + slots.owner
+    owned = np.bincount(owner, weights=price, minlength=n * rules.players)
+    return out, owned.reshape(n, rules.players).astype(np.int32)
 
 
 class _TableArrays(NamedTuple):
-    """The table's arrays of some games (what ``_encode_table`` reads)."""
+    """The table's arrays of some games (what ``_encode_table`` and its pricing read)."""
 
     meld_kind: np.ndarray
     meld_key: np.ndarray
+    meld_start: np.ndarray
     meld_len: np.ndarray
     meld_by: np.ndarray
     meld_joker: np.ndarray
     n_melds: np.ndarray
 
 
-def _encode_table(rules: Rules, plan: _EncodePlan, melds, out: np.ndarray, origin: int) -> None:
-    """Write the table of ``melds`` (as for ``table_columns``) into the C-contiguous
-    ``out`` [n, *], whose columns from ``origin`` on are the table's (zeros): every
-    occupied slot is one declared card laid by one seat."""
+class _FilledSlots(NamedTuple):
+    """The filled table slots ``_encode_table`` walked: each one's row, the flat index of
+    its meld in the [n, M] arrays, its slot, its meld's kind and key, who laid it and
+    whether a joker fills it (None under rules without jokers)."""
+
+    r: np.ndarray
+    meld_at: np.ndarray
+    j: np.ndarray
+    kind: np.ndarray
+    key: np.ndarray
+    owner: np.ndarray
+    joker: np.ndarray | None
+
+
+def _encode_table(rules: Rules, plan: _EncodePlan, melds, out: np.ndarray,
+                  origin: int) -> _FilledSlots:
+    """Write the table codes of ``melds`` (as for ``table_codes``) into the C-contiguous
+    uint8 ``out`` [n, *], whose columns from ``origin`` on are the table's (zeros): every
+    occupied slot is one declared card laid by one seat. Returns the slots it walked."""
     col = {name: origin + at - plan.table_columns[0] for name, at in plan.col.items()}
     n, row = out.shape
     flat = out.reshape(-1)
@@ -380,31 +436,34 @@ def _encode_table(rules: Rules, plan: _EncodePlan, melds, out: np.ndarray, origi
     meld_at = r * n_melds + m
     kind = melds.meld_kind.reshape(-1)[meld_at]
     is_set = kind == KIND_SET
-    card = SLOT_CARD[kind, melds.meld_key.reshape(-1)[meld_at], j]
+    key = melds.meld_key.reshape(-1)[meld_at]
+    card = SLOT_CARD[kind, key, j]
     at_card = r * row + card
     kind_at = at_card + np.where(is_set, col["table_set"], col["table_run"])
-    by_at = at_card + col["table_by"] + by[at].astype(np.int64) * C
+    owner = by[at].astype(np.int64)
+    by_at = at_card + col["table_by"] + owner * C
     jokers = melds.meld_joker[:, :used].reshape(-1)[at] if rules.n_jokers else None
     if plan.distinct:
         flat[np.concatenate([kind_at, by_at] + ([] if jokers is None else
-                                                [at_card[jokers] + col["table_joker"]]))] = 1.0
-        flat[at_card + col["table_meld"]] = (m + 1) / n_melds
+                                                [at_card[jokers] + col["table_joker"]]))] = 1
+        flat[at_card + col["table_meld"]] = m + 1
     else:  # copies add up; the oldest meld holding one has the greatest n_melds - m
-        add_at(flat, (kind_at,), 1.0)
-        add_at(flat, (by_at,), 1.0)
+        add_at(flat, (kind_at,), 1)
+        add_at(flat, (by_at,), 1)
         if jokers is not None:
-            add_at(flat, (at_card[jokers] + col["table_joker"],), 1.0)
+            add_at(flat, (at_card[jokers] + col["table_joker"],), 1)
         oldest = np.zeros(n * C, np.int64)
         np.maximum.at(oldest, r * C + card, n_melds - m)
         oldest = oldest.reshape(n, C)
         out[:, col["table_meld"]: col["table_meld"] + C] = np.where(
-            oldest > 0, (n_melds + 1 - oldest) / n_melds, 0.0)
+            oldest > 0, n_melds + 1 - oldest, 0)
     features = out[:, col["melds"]: col["melds"] + n_melds * MELD_FEATURES]
     features = features.reshape(n, n_melds, MELD_FEATURES)
     used_kind = melds.meld_kind[:, :used]  # one column at a time: tiny axes write slowly
     features[:, :used, 0] = used_kind == KIND_SET
     features[:, :used, 1] = used_kind == KIND_RUN
-    features[:, :used, 2] = melds.meld_len[:, :used] / N_RANKS
+    features[:, :used, 2] = melds.meld_len[:, :used]
+    return _FilledSlots(r, meld_at, j, kind, key, owner, jokers)
 
 
 def _distinct_cards(rules: Rules) -> bool:
@@ -414,7 +473,7 @@ def _distinct_cards(rules: Rules) -> bool:
 
 @lru_cache(maxsize=64)
 def _deck_counts(rules: Rules) -> np.ndarray:
-    counts = np.full(C, rules.n_decks, np.float32)
+    counts = np.full(C, rules.n_decks, np.uint8)
     counts[JOKER] = rules.n_jokers
     counts.setflags(write=False)
     return counts

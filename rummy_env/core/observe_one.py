@@ -98,7 +98,7 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     """float32 [D]: the observation of absolute ``seat`` in game ``row`` of ``state``;
     ``table``: its ``table_part`` when the caller keeps it."""
     plan = _encode_plan(rules)
-    col, deck, c = plan.col, plan.deck, JOKER + 1
+    col, deck, c = plan.col, float(rules.deck_cards), JOKER + 1
     p = rules.players
     order = _seat_order(p, seat)
     obs = _blank(rules).copy()  # zeros but for the rule features

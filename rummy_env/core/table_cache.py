@@ -8,7 +8,7 @@ trajectory in a row starts from an empty table, the same whatever game held the
 row before. ``TableCache.update`` therefore works ``layoff_fits`` (a fifth of
 the mask's cost), ``table_points`` (half of the view's), under one-deck joker rules
 ``blocked_cards`` (a fifth of the play mask's) and, when asked, the observation's
-table columns (``table_columns``, two fifths of ``encode``'s cost) out again only for the
+table columns (``table_codes``, two fifths of ``encode``'s cost) out again only for the
 games whose key changed, about one game in six at each micro-step (685 of 4,096
 after 100 random steps of ``standard``). The one-game envs key a lone game's
 table the same way, in plain Python (``rummy_env/envs/one_game_mask.py``).
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .observation import table_columns
+from .observation import table_codes
 from .rules import Rules
 from .scoring import table_points
 from .state import State
@@ -50,7 +50,7 @@ def table_keys(rules: Rules, state: State) -> np.ndarray:
 
 class TableCache:
     """``layoff_fits``, ``table_points``, ``blocked_cards`` and (``observed``) the
-    observation's ``table_columns`` of every game of a batch, kept between steps."""
+    observation's ``table_codes`` of every game of a batch, kept between steps."""
 
     def __init__(self, rules: Rules, points: bool = True, observed: bool = False) -> None:
         self.rules = rules
@@ -59,7 +59,7 @@ class TableCache:
         self.keeps_columns = observed
         """Whether ``columns`` is kept (a caller that encodes observations)."""
         self.columns: np.ndarray | None = None
-        """float32 [B, W]: ``table_columns`` of each game (seats absolute); None unless
+        """uint8 [B, W]: ``table_codes`` of each game (seats absolute); None unless
         kept."""
         self.fits: np.ndarray | None = None
         """bool [B, 52, 3]: ``layoff_fits`` of each game, as of the last ``update``."""
@@ -80,10 +80,12 @@ class TableCache:
         if self._keys is None or self._keys.shape != keys.shape:
             rows = np.arange(state.batch_size)
             self.fits = layoff_fits(self.rules, state)
-            if self.keeps_points:
+            if self.keeps_columns and self.keeps_points:
+                self.columns, self.points = table_codes(self.rules, state, points=True)
+            elif self.keeps_points:
                 self.points = table_points(self.rules, state, rows)
-            if self.keeps_columns:
-                self.columns = table_columns(self.rules, state)
+            elif self.keeps_columns:
+                self.columns = table_codes(self.rules, state)
             self.blocked = blocked_cards(self.rules, state, rows)  # None if the rules block none
         else:
             # Column by column: any() along the tiny key axis is three times slower.
@@ -93,10 +95,13 @@ class TableCache:
             rows = np.flatnonzero(changed)
             if rows.size:
                 self.fits[rows] = layoff_fits(self.rules, state, rows)
-                if self.keeps_points:
+                if self.keeps_columns and self.keeps_points:  # one walk over the slots
+                    self.columns[rows], self.points[rows] = table_codes(
+                        self.rules, state, rows, points=True)
+                elif self.keeps_points:
                     self.points[rows] = table_points(self.rules, state, rows)
-                if self.keeps_columns:
-                    self.columns[rows] = table_columns(self.rules, state, rows)
+                elif self.keeps_columns:
+                    self.columns[rows] = table_codes(self.rules, state, rows)
                 if self.blocked is not None:
                     self.blocked[rows] = blocked_cards(self.rules, state, rows)
         self._keys = keys

@@ -37,7 +37,8 @@ class PlayerView:
     meld_key: np.ndarray    # int8 [n,M]      rank of a set, suit of a run
     meld_start: np.ndarray  # int8 [n,M]      first rank of a run
     meld_len: np.ndarray    # int8 [n,M]
-    meld_by: np.ndarray     # int8 [n,M,13]   relative seat that laid each slot, -1 empty
+    meld_by: np.ndarray | None  # int8 [n,M,13] relative seat that laid each slot, -1 empty
+    #                         (None from ``player_view(owners=False)``)
     meld_joker: np.ndarray  # bool [n,M,13]
     n_melds: np.ndarray     # int16 [n]
     table_points: np.ndarray  # int32 [n,P]   points each seat has on the table this hand
@@ -82,6 +83,17 @@ def _relative_owner(players: int) -> np.ndarray:
     return table
 
 
+def _relative_owners(state: State, rows: np.ndarray, seats: np.ndarray, p: int) -> np.ndarray:
+    """int8 [n, M, 13]: who laid each table slot of games ``rows``, relative to ``seats``."""
+    # Only the melds some game of the batch uses need their owners turned relative.
+    used = int(state.n_melds[rows].max(initial=0))
+    rel_by = np.full((rows.size,) + state.meld_by.shape[1:], -1, np.int8)
+    if used:
+        by = state.meld_by[rows, :used].reshape(rows.size, -1)  # 2-D: broadcasts fast
+        rel_by[:, :used] = _turned(by, seats.astype(np.int8), p).reshape(rows.size, used, -1)
+    return rel_by
+
+
 def _turned(by: np.ndarray, seats: np.ndarray, p: int) -> np.ndarray:
     """int8 [n, k]: owners ``by`` (absolute seats, -1 none) relative to ``seats`` [n],
     (b - s) mod p, by int8 arithmetic alone: a gather by owner, or np.where and % on
@@ -96,13 +108,14 @@ def _turned(by: np.ndarray, seats: np.ndarray, p: int) -> np.ndarray:
 
 def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
                 rows: np.ndarray | None = None, *, share: bool = False,
-                points: np.ndarray | None = None) -> PlayerView:
+                points: np.ndarray | None = None, owners: bool = True) -> PlayerView:
     """The view of ``seats[i]`` in game ``rows[i]`` (defaults: every game, the seat to play).
 
     ``share`` (with ``rows`` None): the per-game arrays that need no turning are the
     state's own, not copies, for a caller that reads the view before the state
     changes (``observation.observe``). ``points``: ``table_points`` of every game of
-    the batch [B, P] when the caller keeps it (``TableCache``).
+    the batch [B, P] when the caller keeps it (``TableCache``). ``owners`` False: no
+    ``meld_by`` (None), for an encoder given the table's kept columns.
     """
     whole = rows is None and share
     rows = np.arange(state.batch_size) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -115,13 +128,8 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
     p = rules.players
     order = relative_order(p, seats)
     r = rows[:, None]
-    # Only the melds some game of the batch uses need their owners turned relative.
-    used = int(state.n_melds[rows].max(initial=0))
     relative = _relative_owner(p)
-    rel_by = np.full((rows.size,) + state.meld_by.shape[1:], -1, np.int8)
-    if used:
-        by = state.meld_by[rows, :used].reshape(rows.size, -1)  # 2-D: broadcasts fast
-        rel_by[:, :used] = _turned(by, seats.astype(np.int8), p).reshape(rows.size, used, -1)
+    rel_by = _relative_owners(state, rows, seats, p) if owners else None
     return PlayerView(
         seat=seats.astype(np.int8),
         hand=state.hand[rows, seats],
