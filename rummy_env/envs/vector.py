@@ -83,6 +83,7 @@ from .options import (
     resolve_rules,
     single_spaces,
 )
+from .reuse import ArrayPool
 
 
 class _Games:
@@ -100,6 +101,8 @@ class _Games:
         self.auto_deal = auto_deal(episode)
         self.state: State | None = None
         self.tables = TableCache(rules, observed=True)
+        self.observations = ArrayPool((num_envs, observation_size(rules)), np.float32)
+        """Where each step's observations are written (``reuse.py``)."""
 
     def start(self, seed: int) -> None:
         self.stream = GameStream(self.rules, seed, self.num_envs)
@@ -210,7 +213,8 @@ class RummyVectorEnv:
         tables.update(self.state)
         self.mask = legal_mask(self.rules, self.state, fits=tables.fits, blocked=tables.blocked)
         seats = self.state.current_player.astype(np.int64)
-        obs = observe(self.rules, self.state, points=tables.points, table=tables.columns)
+        obs = observe(self.rules, self.state, points=tables.points, table=tables.columns,
+                      out=self._games.observations.take())
         return obs, self.mask, seats
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -257,7 +261,7 @@ class RummyVectorEnv:
                                blocked=games.tables.blocked)
         t3 = time.perf_counter()
         obs = observe(rules, games.state, points=games.tables.points,
-                      table=games.tables.columns)
+                      table=games.tables.columns, out=games.observations.take())
         t4 = time.perf_counter()
         for key, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             self.timings[key] += dt
@@ -394,8 +398,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
             self.seat[rows] = int(self.seat_option)
 
     def _observe(self) -> np.ndarray:
-        return observe(self.rules, self._games.state, self.seat,
-                       points=self._games.tables.points, table=self._games.tables.columns)
+        games = self._games
+        return observe(self.rules, games.state, self.seat, points=games.tables.points,
+                       table=games.tables.columns, out=games.observations.take())
 
     def _book(self, rows: np.ndarray, rewards: np.ndarray) -> None:
         self._reward[rows] += rewards
