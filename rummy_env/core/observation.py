@@ -72,7 +72,7 @@ from .counting import add_at, filled_slots
 from .lookup import lookup_tables
 from .patterns import KIND_RUN, KIND_SET
 from .rules import Rules
-from .scoring import slot_points
+from .scoring import seat_points
 from .state import PHASE_NAMES, State, max_melds
 from .table import SLOT_CARD
 from .view import PlayerView, player_view
@@ -386,11 +386,9 @@ def table_codes(rules: Rules, melds, rows: np.ndarray | None = None,
     if not points:
         return out
     joker = slots.joker if slots.joker is not None else np.zeros(slots.j.shape, bool)
-    price = slot_points(rules, slots.kind, melds.meld_start.reshape(-1)[slots.meld_at],
-                        slots.key, slots.j, joker)
-    owner = slots.r * rules.players + slots.owner
-    owned = np.bincount(owner, weights=price, minlength=n * rules.players)
-    return out, owned.reshape(n, rules.players).astype(np.int32)
+    return out, seat_points(rules, n, slots.r, slots.owner, slots.kind,
+                            melds.meld_start.reshape(-1)[slots.meld_at], slots.key, slots.j,
+                            joker)
 
 
 class _TableArrays(NamedTuple):

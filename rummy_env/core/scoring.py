@@ -34,10 +34,10 @@ def slot_points_table(rules: Rules) -> np.ndarray:
 
 def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
     """int32 [n, P]: points each seat has on the table this hand."""
-    n, p = rows.size, rules.players
+    n = rows.size
     used = int(state.n_melds[rows].max(initial=0))
     if used == 0:
-        return np.zeros((n, p), np.int32)
+        return np.zeros((n, rules.players), np.int32)
     r, meld, j = selected_slots(state, rows, state.meld_by[rows, :used] >= 0)
     slot = meld * N_RANKS + j  # flat index of each filled slot in the [B, M, 13] arrays
 
@@ -45,10 +45,20 @@ def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
         """The [B, M] table array ``a`` at each filled slot's meld."""
         return a.reshape(-1)[meld]
 
-    pts = slot_points(rules, of_meld(state.meld_kind), of_meld(state.meld_start),
-                      of_meld(state.meld_key), j, state.meld_joker.reshape(-1)[slot])
-    owner = r * p + state.meld_by.reshape(-1)[slot]
-    return np.bincount(owner, weights=pts, minlength=n * p).reshape(n, p).astype(np.int32)
+    return seat_points(rules, n, r, state.meld_by.reshape(-1)[slot], of_meld(state.meld_kind),
+                       of_meld(state.meld_start), of_meld(state.meld_key), j,
+                       state.meld_joker.reshape(-1)[slot])
+
+
+def seat_points(rules: Rules, n: int, r: np.ndarray, owner: np.ndarray, kind: np.ndarray,
+                start: np.ndarray, key: np.ndarray, j: np.ndarray,
+                joker: np.ndarray) -> np.ndarray:
+    """int32 [n, P]: the points of k filled table slots (as for ``slot_points``) summed by
+    the row ``r`` (< n) and the seat ``owner`` that laid each."""
+    p = rules.players
+    pts = slot_points(rules, kind, start, key, j, joker)
+    owned = np.bincount(r * p + owner, weights=pts, minlength=n * p)
+    return owned.reshape(n, p).astype(np.int32)
 
 
 def slot_points(rules: Rules, kind: np.ndarray, start: np.ndarray, key: np.ndarray,

@@ -80,12 +80,7 @@ class TableCache:
         if self._keys is None or self._keys.shape != keys.shape:
             rows = np.arange(state.batch_size)
             self.fits = layoff_fits(self.rules, state)
-            if self.keeps_columns and self.keeps_points:
-                self.columns, self.points = table_codes(self.rules, state, points=True)
-            elif self.keeps_points:
-                self.points = table_points(self.rules, state, rows)
-            elif self.keeps_columns:
-                self.columns = table_codes(self.rules, state)
+            self.columns, self.points = self._columns_and_points(state, None)
             self.blocked = blocked_cards(self.rules, state, rows)  # None if the rules block none
         else:
             # Column by column: any() along the tiny key axis is three times slower.
@@ -95,16 +90,24 @@ class TableCache:
             rows = np.flatnonzero(changed)
             if rows.size:
                 self.fits[rows] = layoff_fits(self.rules, state, rows)
-                if self.keeps_columns and self.keeps_points:  # one walk over the slots
-                    self.columns[rows], self.points[rows] = table_codes(
-                        self.rules, state, rows, points=True)
-                elif self.keeps_points:
-                    self.points[rows] = table_points(self.rules, state, rows)
-                elif self.keeps_columns:
-                    self.columns[rows] = table_codes(self.rules, state, rows)
+                columns, points = self._columns_and_points(state, rows)
+                if columns is not None:
+                    self.columns[rows] = columns
+                if points is not None:
+                    self.points[rows] = points
                 if self.blocked is not None:
                     self.blocked[rows] = blocked_cards(self.rules, state, rows)
         self._keys = keys
+
+    def _columns_and_points(self, state: State, rows: np.ndarray | None
+                            ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(``table_codes``, ``table_points``) of the games ``rows`` (None: all), each None
+        unless kept; both from one walk over the filled slots when both are kept."""
+        if self.keeps_columns and self.keeps_points:
+            return table_codes(self.rules, state, rows, points=True)
+        every = np.arange(state.batch_size) if rows is None else rows
+        points = table_points(self.rules, state, every) if self.keeps_points else None
+        return (table_codes(self.rules, state, rows) if self.keeps_columns else None), points
 
     def select(self, rows: np.ndarray) -> None:
         """Keep only the games ``rows``, in that order (as ``State.select`` does)."""
