@@ -237,6 +237,36 @@ def test_resume_continues_the_same_run(finished_run: Path, tmp_path: Path) -> No
                       for m in theirs["extra"]["run_state"]["league"]]
 
 
+def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(finished_run: Path,
+                                                                   tmp_path: Path) -> None:
+    """A checkpoint written when each game held one league member (int [B], before tables
+    were seated seat by seat) resumes to the very weights of the run that never stopped."""
+    resumed = tmp_path / "resumed"
+    resumed.mkdir()
+    payload = read_checkpoint(finished_run / "step_000000000064.pt")
+    seating = payload["extra"]["run_state"]["seating"]
+    seating["member"] = seating["member"].max(dim=1).values  # SELF is -1, members >= 0
+    torch.save(payload, resumed / "last.pt")
+    done = subprocess.run(cli("--resume", str(resumed)), cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ours, theirs = read_checkpoint(resumed / "last.pt"), read_checkpoint(finished_run / "last.pt")
+    for key, value in theirs["state_dict"].items():
+        assert torch.equal(value, ours["state_dict"][key]), key
+
+
+def test_four_players_train_at_mixed_tables(tmp_path: Path) -> None:
+    done = subprocess.run(cli(*TINY, "rules.players=4", "mixed_tables=true", "self_play=0",
+                              "snapshot_every=0", "total_steps=96", f"run_dir={tmp_path}"),
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = tmp_path.iterdir()
+    state = read_checkpoint(run / "last.pt")["extra"]["run_state"]
+    tables = state["seating"]["member"]
+    assert tables.shape == (4, 4) and ((tables == -1).sum(dim=1) == 1).all()
+    assert [m["name"] for m in state["league"]] == ["random", "casual"]
+
+
 # ----------------------------------------------------------------------------- signals
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> None:

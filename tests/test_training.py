@@ -174,7 +174,7 @@ def test_league_draws_the_members_the_learner_loses_to_most() -> None:
     league.add("easy", _Fixed())
     league.add("hard", _Fixed())
     for _ in range(200):
-        league.record(np.array([0, 1]), np.array([True, False]))
+        league.record(np.array([[SELF, 0], [1, SELF]]), np.array([True, False]))
     assert league.win_rate[0] > 0.95 and league.win_rate[1] < 0.05
     draws = league.draw(5000, np.random.default_rng(0))
     assert (draws == 1).mean() > 0.9

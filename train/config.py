@@ -106,6 +106,9 @@ class TrainConfig:
     """Share of games in which every seat is the current learner."""
     opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
     """Heuristic league members (agents/registry.py names; one name: a list of one)."""
+    mixed_tables: bool = False
+    """At three or more players, each seat beside the learner draws its own league member
+    (False: one member holds them all)."""
     snapshot_every: int = 25
     """Add a frozen copy of the learner to the league every this many updates (0: never)."""
     max_snapshots: int = 5

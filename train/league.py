@@ -9,6 +9,11 @@ snapshots of the learner. Each new game draws its opponent by this rule:
   ``(1 - w + 0.05) ** 2``, where ``w`` is the learner's recent win rate against
   that member (an exponential moving average, starting at 0.5): members the
   learner still loses to are drawn most (prioritized fictitious self-play).
+  With ``mixed`` tables (three or more players) each other seat draws its own
+  member by the same weights, so the learner meets tables of different players,
+  as an evaluation or a ladder seats them.
+
+A finished game counts as a win or a loss against every member at its table.
 """
 
 from __future__ import annotations
@@ -56,12 +61,27 @@ class League:
         members = rng.choice(len(self.agents), size=n, p=self.weights())
         return np.where(rng.random(n) < self.self_play, SELF, members)
 
-    def record(self, member: np.ndarray, learner_won: np.ndarray) -> None:
-        """Update win rates from finished games against members (SELF games ignored)."""
-        for j, won in zip(member.tolist(), learner_won.tolist()):
-            if j == SELF:
-                continue
-            self.win_rate[j] += self.ema * (float(won) - self.win_rate[j])
+    def draw_tables(self, n: int, players: int, rng: np.random.Generator,
+                    mixed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(tables int [n, P], learner seats int [n]) of n new games: SELF in every seat
+        of a self-play game, else SELF in the learner's seat and members in the others,
+        one member in all of them or (``mixed``) one drawn for each seat."""
+        game = self.draw(n, rng)
+        learner_seat = rng.integers(players, size=n)
+        if mixed and self.agents:
+            seats = rng.choice(len(self.agents), size=(n, players), p=self.weights())
+        else:
+            seats = np.repeat(game[:, None], players, axis=1)
+        tables = np.where(np.arange(players) == learner_seat[:, None], SELF, seats)
+        tables[game == SELF] = SELF
+        return tables, learner_seat
+
+    def record(self, tables: np.ndarray, learner_won: np.ndarray) -> None:
+        """Update win rates from finished games: ``tables`` [n, P] their seats (SELF or a
+        member), ``learner_won`` [n]; each member at a table counts the game once."""
+        for table, won in zip(tables.tolist(), learner_won.tolist()):
+            for j in sorted(set(table) - {SELF}):
+                self.win_rate[j] += self.ema * (float(won) - self.win_rate[j])
 
     def stats(self) -> dict[str, float]:
         return {name: rate for name, rate in zip(self.names, self.win_rate)}

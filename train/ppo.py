@@ -2,7 +2,7 @@
 
 One rollout steps ``num_envs`` games ``num_steps`` times through the batched
 self-play interface. In each game the learner holds one seat (all seats under
-pure self-play) and a league member the others (train/league.py). Only the
+pure self-play) and league members the others (train/league.py). Only the
 learner's decisions are trained on; each seat's rewards and advantages follow
 its own chain of decisions (train/advantages.py). The update is the usual
 clipped PPO with a masked categorical (illegal actions are never sampled, and
@@ -144,7 +144,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     for name in cfg.opponents:
         league.add(name, make_agent(name, rules, cfg.seed))
     obs_np, mask_np, seat = env.reset(seed=cfg.seed)
-    seating = SeatControl(league, b, p, rng)
+    seating = SeatControl(league, b, p, rng, mixed=cfg.mixed_tables)
 
     global_step, best_score = 0, -1.0
     if payload is not None:

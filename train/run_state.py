@@ -6,7 +6,7 @@ still loads it:
 * ``league``: each member's name, win rate, whether it is a snapshot (then its
   weights) and the state of its own generator (an agent's numpy ``rng`` or
   torch ``generator``; an agent with neither has none to keep);
-* ``seating``: each game's league member, learner seat and learner's return so far;
+* ``seating``: who holds each seat of each game, the learner's seat and return so far;
 * ``games``: every array of the games in progress, the next deal of the env's
   stream and the games' lengths;
 * ``rng``: the trainer's numpy generator and torch's CPU generator (and CUDA's
@@ -111,9 +111,15 @@ def restore(saved: dict[str, Any], league: League, seating: SeatControl, env: Ru
         league.add(m["name"], agent, is_snapshot=m["snapshot"])
         league.win_rate[-1] = float(m["win_rate"])
 
-    for name, value in saved["seating"].items():
+    seats = dict(saved["seating"])
+    member = seats.pop("member")
+    for name, value in seats.items():
         current = getattr(seating, name)
         current[:] = _array(value, current)
+    if member.dim() == 1:  # one member per game: a checkpoint from before mixed tables
+        seating.seat_members(_array(member, seating.member))
+    else:
+        seating.member[:] = _array(member, seating.member)
 
     obs, mask, seat = env.restore(_unplain(saved["games"], env.snapshot()))
 

@@ -17,24 +17,25 @@ from .league import SELF, League
 
 
 class SeatControl:
-    """Per-game seating (member, learner seat) and each seat's pending decision."""
+    """Per-game seating (who holds each seat, the learner's seat) and each seat's pending
+    decision."""
 
     def __init__(self, league: League, num_envs: int, players: int,
-                 rng: np.random.Generator) -> None:
-        self.league, self.players, self.rng = league, players, rng
-        self.member = league.draw(num_envs, rng)           # int [B]: SELF or a member index
-        self.learner_seat = rng.integers(players, size=num_envs)
+                 rng: np.random.Generator, mixed: bool = False) -> None:
+        self.league, self.players, self.rng, self.mixed = league, players, rng, mixed
+        self.member, self.learner_seat = league.draw_tables(num_envs, players, rng, mixed)
+        """int [B, P]: SELF or the league member holding each seat; int [B]: the
+        learner's seat (every seat is SELF under pure self-play)."""
         self.pending = np.full((num_envs, players), -1, np.int64)  # step of each seat's chain
         self.episode_return = np.zeros((num_envs, players), np.float32)
 
     def controllers(self, seat: np.ndarray) -> np.ndarray:
         """int [B]: SELF or the league member to act in each game (``seat`` to play)."""
-        return np.where((self.member == SELF) | (seat == self.learner_seat), SELF, self.member)
+        return self.member[np.arange(seat.size), seat]
 
     def learner_seats(self) -> np.ndarray:
         """bool [B, P]: seats whose decisions are trained on."""
-        seats = np.arange(self.players)[None, :] == self.learner_seat[:, None]
-        return seats | (self.member == SELF)[:, None]
+        return self.member == SELF
 
     def new_rollout(self) -> None:
         """Forget the pending decisions: the previous rollout bootstrapped them."""
@@ -68,9 +69,16 @@ class SeatControl:
         self.league.record(self.member[games], winner == self.learner_seat[games])
         self.pending[games] = -1
         self.episode_return[games] = 0.0
-        self.member[games] = self.league.draw(games.size, self.rng)
-        self.learner_seat[games] = self.rng.integers(self.players, size=games.size)
+        self.member[games], self.learner_seat[games] = self.league.draw_tables(
+            games.size, self.players, self.rng, self.mixed)
         return returns
+
+    def seat_members(self, member: np.ndarray) -> None:
+        """Put back each game's one league member ``member`` [B] (SELF: self-play), as
+        checkpoints held it before tables were seated seat by seat, around the learner
+        seats already set."""
+        learner = np.arange(self.players) == self.learner_seat[:, None]
+        self.member[:] = np.where(learner | (member == SELF)[:, None], SELF, member[:, None])
 
     def open_chains(self) -> tuple[np.ndarray, np.ndarray]:
         """(games, seats) whose chain is still pending (to bootstrap)."""
