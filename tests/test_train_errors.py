@@ -255,9 +255,10 @@ def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(finished_run: 
         assert torch.equal(value, ours["state_dict"][key]), key
 
 
-def test_four_players_train_at_mixed_tables(tmp_path: Path) -> None:
-    done = subprocess.run(cli(*TINY, "rules.players=4", "mixed_tables=true", "self_play=0",
-                              "snapshot_every=0", "total_steps=96", f"run_dir={tmp_path}"),
+def test_four_players_train_at_mixed_tables_and_the_suggested_eval_runs(tmp_path: Path) -> None:
+    done = subprocess.run(cli(*TINY, "rules.players=4", "rules.target=150", "mixed_tables=true",
+                              "self_play=0", "snapshot_every=0", "total_steps=96",
+                              f"run_dir={tmp_path}"),
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
@@ -265,6 +266,13 @@ def test_four_players_train_at_mixed_tables(tmp_path: Path) -> None:
     tables = state["seating"]["member"]
     assert tables.shape == (4, 4) and ((tables == -1).sum(dim=1) == 1).all()
     assert [m["name"] for m in state["league"]] == ["random", "casual"]
+    # The command printed to play the result names the run's rules and fills every seat.
+    suggested = done.stdout.split("(play it: ")[1].split(")")[0].split()
+    assert suggested[:2] == ["rummy500", "eval"] and suggested.count("sharp") == 3
+    played = subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", *suggested[1:],
+                             "--games", "4", "--no-progress"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert played.returncode == 0, played.stderr[-3000:]
 
 
 # ----------------------------------------------------------------------------- signals

@@ -32,3 +32,15 @@ def rules_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
                                 **parse_overrides(args.set), **fixed})
     except ValueError as e:
         parser.error(str(e))
+
+
+def rules_command_line(rules: Rules) -> list[str]:
+    """The shortest ``--preset`` / ``--players`` / ``--set`` arguments that name ``rules``
+    (none for 2-player standard), for the commands a program suggests."""
+    args = [] if rules.preset == "standard" else ["--preset", rules.preset]
+    if rules.players != 2:
+        args += ["--players", str(rules.players)]
+    preset = Rules.preset_named(rules.preset, players=rules.players).to_dict()
+    flags = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+             for k, v in rules.to_dict().items() if preset[k] != v]
+    return args + (["--set", *flags] if flags else [])

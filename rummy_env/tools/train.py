@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from rummy_env.core import Rules
 from rummy_env.tools.arg_checks import CommandParser
+from rummy_env.tools.rules_args import rules_command_line
 from train.config import load_config
 from train.config_checks import ConfigError
 
 USAGE_ERROR = 2
 """Exit code of a refused setting or resume."""
+
+
+def eval_command(checkpoint: Path, rules: Rules) -> str:
+    """The command that plays ``checkpoint`` against Sharp in every other seat under the
+    rules it was trained for."""
+    agents = [f"ckpt:{checkpoint}"] + ["sharp"] * (rules.players - 1)
+    return " ".join(["rummy500 eval --agents", *agents, *rules_command_line(rules)])
 
 
 def _fail(message: str) -> int:
@@ -81,8 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, stats in result.last_eval.items():
         print(f"  vs {name}: win rate {stats['win_rate']:.3f}, "
               f"points/hand {stats['points_per_hand']:+.1f} ({stats['games']:.0f} games)")
-    print(f"checkpoint: {result.run_dir / 'last.pt'}  (play it: rummy500 eval --agents "
-          f"ckpt:{result.run_dir / 'best.pt'} sharp)")
+    best = result.run_dir / "best.pt"  # written by evaluations; none without them
+    played = best if best.exists() else result.run_dir / "last.pt"
+    print(f"checkpoint: {result.run_dir / 'last.pt'}  (play it: "
+          f"{eval_command(played, Rules.from_dict(cfg.rules))})")
     return 0
 
 
