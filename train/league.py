@@ -28,6 +28,14 @@ SELF = -1
 """Controller id of the current learner."""
 
 
+def around_learner(seats: np.ndarray, self_play: np.ndarray,
+                   learner_seat: np.ndarray) -> np.ndarray:
+    """int [n, P]: the members ``seats`` with SELF in each game's ``learner_seat`` and in
+    every seat of the self-play games (``self_play`` bool [n])."""
+    learner = np.arange(seats.shape[1]) == learner_seat[:, None]
+    return np.where(learner | self_play[:, None], SELF, seats)
+
+
 @dataclass
 class League:
     self_play: float = 0.5
@@ -72,9 +80,7 @@ class League:
             seats = rng.choice(len(self.agents), size=(n, players), p=self.weights())
         else:
             seats = np.repeat(game[:, None], players, axis=1)
-        tables = np.where(np.arange(players) == learner_seat[:, None], SELF, seats)
-        tables[game == SELF] = SELF
-        return tables, learner_seat
+        return around_learner(seats, game == SELF, learner_seat), learner_seat
 
     def record(self, tables: np.ndarray, learner_won: np.ndarray) -> None:
         """Update win rates from finished games: ``tables`` [n, P] their seats (SELF or a

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .league import SELF, League
+from .league import SELF, League, around_learner
 
 
 class SeatControl:
@@ -77,8 +77,8 @@ class SeatControl:
         """Put back each game's one league member ``member`` [B] (SELF: self-play), as
         checkpoints held it before tables were seated seat by seat, around the learner
         seats already set."""
-        learner = np.arange(self.players) == self.learner_seat[:, None]
-        self.member[:] = np.where(learner | (member == SELF)[:, None], SELF, member[:, None])
+        self.member[:] = around_learner(np.repeat(member[:, None], self.players, axis=1),
+                                        member == SELF, self.learner_seat)
 
     def open_chains(self) -> tuple[np.ndarray, np.ndarray]:
         """(games, seats) whose chain is still pending (to bootstrap)."""
