@@ -23,6 +23,7 @@ from rummy_env.core import N_CARD_IDS, Rules, encode, obs_layout
 
 from .base import Decision
 from .distributions import LegalActions, MaskedCategorical, masked_logits
+from .widen import observation_tensor
 
 CARD_BLOCKS = ("hand", "known", "unseen", "pile", "pile_depth", "pile_top", "table_set",
                "table_run", "table_by", "table_joker", "table_meld", "owed", "no_discard")
@@ -142,7 +143,7 @@ class TorchAgent:
         obs = decision.observation
         if obs is None:
             obs = encode(self.rules, decision.view)
-        obs_t = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
+        obs_t = observation_tensor(self.rules, obs, self.device)
         mask_t = torch.as_tensor(decision.mask, dtype=torch.bool, device=self.device)
         return masked_logits(self.policy.actor(self.policy.features(obs_t)), mask_t)
 

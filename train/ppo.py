@@ -37,6 +37,7 @@ from torch import nn, optim
 from agents.distributions import LegalActions
 from agents.registry import make_agent
 from agents.torch_policy import TorchAgent, build_policy
+from agents.widen import widen
 from rummy_env.envs.vector import RummyVectorEnv
 
 from . import run_state
@@ -80,10 +81,14 @@ def pick_device(name: str) -> torch.device:
 
 
 class Rollout:
-    """Buffers of one rollout, [T, B] per field; rows where ``learner`` is False are unused."""
+    """Buffers of one rollout, [T, B] per field; rows where ``learner`` is False are unused.
+    Observations are kept compact (uint8 codes and float32 numbers, a quarter of the
+    bytes) and widened per minibatch (agents/widen.py)."""
 
-    def __init__(self, t: int, b: int, obs_dim: int, n_actions: int, device: torch.device):
-        self.obs = torch.zeros((t, b, obs_dim), device=device)
+    def __init__(self, t: int, b: int, obs_dim: int, number_dim: int, n_actions: int,
+                 device: torch.device):
+        self.codes = torch.zeros((t, b, obs_dim), dtype=torch.uint8, device=device)
+        self.numbers = torch.zeros((t, b, number_dim), device=device)
         self.masks = torch.zeros((t, b, n_actions), dtype=torch.bool, device=device)
         self.actions = torch.zeros((t, b), dtype=torch.long, device=device)
         self.logprobs = torch.zeros((t, b), device=device)
@@ -121,7 +126,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
 
-    env = RummyVectorEnv(rules, cfg.num_envs, seed=cfg.seed, reward=cfg.reward, episode="game")
+    env = RummyVectorEnv(rules, cfg.num_envs, seed=cfg.seed, reward=cfg.reward, episode="game",
+                         compact=True)
     b, p, t_len = cfg.num_envs, rules.players, cfg.num_steps
     obs_dim, n_actions = env.observation_size, env.num_actions
     batch_per_update, num_updates = cfg.batch_per_update, cfg.num_updates
@@ -174,7 +180,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                                "run_state": run_state.capture(league, seating, env, rng,
                                                               device)})
 
-    buf = Rollout(t_len, b, obs_dim, n_actions, device)
+    buf = Rollout(t_len, b, obs_dim, obs_np.numbers.shape[1], n_actions, device)
     clock = StageTimer()
     last_eval: dict[str, dict[str, float]] = {}
     start_time, start_step = time.time(), global_step
@@ -197,13 +203,16 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 actions = np.zeros(b, np.int64)
                 if learn.size:
                     with clock("learner"):
-                        obs_t = torch.as_tensor(obs_np[learn], device=device)
+                        codes_t = torch.as_tensor(obs_np.codes[learn], device=device)
+                        numbers_t = torch.as_tensor(obs_np.numbers[learn], device=device)
+                        obs_t = widen(rules, codes_t, numbers_t)
                         mask_t = torch.as_tensor(mask_np[learn], device=device)
                         with torch.no_grad(), network_precision(precision, device):
                             action, logprob, _, value = policy.get_action_and_value(obs_t,
                                                                                     mask_t)
                         actions[learn] = action.cpu().numpy()
-                        buf.obs[t, learn] = obs_t
+                        buf.codes[t, learn] = codes_t
+                        buf.numbers[t, learn] = numbers_t
                         buf.masks[t, learn] = mask_t
                         buf.actions[t, learn] = action
                         buf.logprobs[t, learn] = logprob
@@ -213,7 +222,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 with clock("opponents"):
                     for j in np.unique(actor[actor != SELF]):
                         rows = np.flatnonzero(actor == j)
-                        actions[rows] = league.agents[j].act(env.decision(rows, obs_np[rows]))
+                        decision = env.decision(rows, obs_np.take(rows))
+                        actions[rows] = league.agents[j].act(decision)
 
                 with clock("env"):
                     obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
@@ -242,7 +252,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             # The learner's samples as rows of the flattened rollout; a minibatch's observations
             # are picked from there (index_select), never copied out of the rollout as a whole.
             sample_rows = torch.as_tensor(ti * b + bi, device=device)
-            all_obs = buf.obs.view(-1, obs_dim)
+            all_codes, all_numbers = buf.codes.view(-1, obs_dim), buf.numbers.flatten(0, 1)
             b_legal = LegalActions.of(buf.masks.view(-1, n_actions).index_select(0, sample_rows))
             b_actions = buf.actions.view(-1).index_select(0, sample_rows)
             b_logprobs = buf.logprobs.view(-1).index_select(0, sample_rows)
@@ -258,10 +268,12 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 order = torch.randperm(n_samples, device=device)
                 # Equal minibatches (no tiny remainder batch with a noisy gradient).
                 for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
+                    mb_rows = sample_rows[mb]
+                    mb_obs = widen(rules, all_codes.index_select(0, mb_rows),
+                                   all_numbers.index_select(0, mb_rows))
                     with network_precision(precision, device):
                         _, newlogprob, entropy, newvalue = policy.get_action_and_value(
-                            all_obs.index_select(0, sample_rows[mb]), None, b_actions[mb],
-                            legal=b_legal.rows(mb))
+                            mb_obs, None, b_actions[mb], legal=b_legal.rows(mb))
                     logratio = newlogprob - b_logprobs[mb]
                     ratio = logratio.exp()
                     with torch.no_grad():

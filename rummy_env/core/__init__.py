@@ -41,11 +41,15 @@ from .meldability import bit_masks, complete_melds, makeable_melds, melds_makeab
 from .observation import (
     OBS_VERSION,
     PILE_TOP,
+    CompactObservation,
+    Widening,
     encode,
+    encode_compact,
     obs_layout,
     observation_bounds,
     observation_size,
     observe,
+    widening,
 )
 from .observe_one import observe_one
 from .patterns import (
@@ -99,14 +103,15 @@ __all__ = [
     "PATTERN_CARDS", "PATTERN_CONTAINS", "PATTERN_KIND", "PATTERN_SIZE", "PATTERN_START",
     "PHASE_CALL", "PHASE_CALL_PLAY", "PHASE_DRAW", "PHASE_GAME_OVER", "PHASE_HAND_OVER",
     "PHASE_NAMES", "PHASE_PLAY", "PILE_TOP", "PRESETS", "PlayerView", "Position", "PositionError",
-    "TableCache", "TableMeldSpec", "parse_position",
+    "TableCache", "TableMeldSpec", "Widening", "CompactObservation", "parse_position",
     "Rules", "State", "action_layout", "bit_masks", "card_id", "card_text", "chips", "count_texts",
-    "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "from_position",
-    "game_keys", "init", "is_int", "layoff_fits", "legal_mask", "legal_mask_one", "legal_texts",
+    "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "encode_compact",
+    "from_position", "game_keys", "init", "is_int", "layoff_fits", "legal_mask",
+    "legal_mask_one", "legal_texts",
     "lookup_tables", "complete_melds", "makeable_melds", "melds_makeable", "max_melds",
     "meld_cards", "obs_layout",
     "observation_bounds", "observation_size", "observe", "observe_one", "parse_card", "player_view",
     "provisional_scores", "rank_of", "rank_points", "read_records", "replay", "run_allowed",
     "sample_legal", "sample_worlds", "unseen_counts",
-    "shuffled_decks", "snapshot", "step", "step_inplace", "suit_of", "write_records",
+    "shuffled_decks", "snapshot", "step", "step_inplace", "suit_of", "widening", "write_records",
 ]

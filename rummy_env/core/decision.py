@@ -2,7 +2,8 @@
 
 A ``Decision`` holds, for n games in which some seats must act, what those
 seats may see and nothing more: the legal-action mask, the structured public
-view (``PlayerView``) and, when built, the flat observation. Every player of
+view (``PlayerView``) and, when built, the flat observation (float32, or the
+``CompactObservation`` a compact env hands out). Every player of
 the project (agents, env opponents, people) decides on one; it lives in the
 engine so that the layers above share it without importing each other.
 """
@@ -13,18 +14,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .observation import CompactObservation
 from .rules import Rules
 from .view import PlayerView
 
 
 @dataclass
 class Decision:
-    """What n acting seats see: rules, masks [n, A], views, and observations [n, D] when built."""
+    """What n acting seats see: rules, masks [n, A], views, and observations [n, D] when built
+    (float32 or compact)."""
 
     rules: Rules
     mask: np.ndarray
     view: PlayerView
-    observation: np.ndarray | None = None
+    observation: np.ndarray | CompactObservation | None = None
 
     @property
     def size(self) -> int:

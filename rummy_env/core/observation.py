@@ -176,18 +176,21 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 
 def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
             rows: np.ndarray | None = None, points: np.ndarray | None = None,
-            table: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+            table: np.ndarray | None = None, out: np.ndarray | None = None,
+            compact: bool = False) -> np.ndarray | CompactObservation:
     """float32 [n, D]: the observation of ``seats[i]`` in game ``rows[i]``.
 
     Defaults: every game, observed by the seat to play (``state.current_player``).
     ``points`` and ``table``: the batch's ``table_points`` [B, P] and ``table_codes``
     [B, W] when the caller keeps them (``TableCache``). ``out``: a buffer to fill, as
-    for ``encode``.
+    for ``encode``. ``compact``: return the ``CompactObservation`` instead (no ``out``).
     """
     view = player_view(rules, state, seats, rows, share=True, points=points,
                        owners=table is None)
     if table is not None and rows is not None:
         table = table[rows]
+    if compact:
+        return encode_compact(rules, view, table)
     return encode(rules, view, table=table, out=out)
 
 
@@ -254,6 +257,74 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
                        tuple(np.flatnonzero(visible < 0).tolist()), fractions)
 
 
+class CompactObservation(NamedTuple):
+    """Observations before widening, a quarter of the bytes: what a trainer stores in its
+    rollouts or sends to a GPU and widens there (``widen``, or ``agents.widen`` in torch).
+
+    ``codes`` uint8 [n, D]: every column's integer numerator (the columns of the number
+    and rule blocks are 0); ``numbers`` float32 [n, K]: the number blocks, hand_sizes ..
+    melded then turn and hand_number, already divided. ``widen`` gives the float32
+    observation with the bits of ``observe``'s.
+    """
+
+    codes: np.ndarray
+    numbers: np.ndarray
+
+    def take(self, rows: np.ndarray) -> CompactObservation:
+        """The observations of rows ``rows`` (an index array)."""
+        return CompactObservation(self.codes[rows], self.numbers[rows])
+
+    def widen(self, rules: Rules, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 [n, D]: the observations, as ``observe`` gives them (``out``: a
+        C-contiguous float32 [n, D] buffer to fill and return)."""
+        if out is None:
+            obs = np.empty(self.codes.shape, np.float32)
+        elif (out.shape != self.codes.shape or out.dtype != np.float32
+              or not out.flags.c_contiguous):
+            raise ValueError(f"widen: out must be C-contiguous float32 {self.codes.shape}")
+        else:
+            obs = out
+        np.copyto(obs, self.codes)  # one pass: copies by column blocks are slower
+        plan = widening(rules)
+        for start, stop, divisors in plan.fractions:
+            np.divide(obs[:, start:stop], divisors, out=obs[:, start:stop])
+        for at, first, size in plan.number_runs:
+            obs[:, at: at + size] = self.numbers[:, first: first + size]
+        obs[:, plan.rules_at: plan.rules_at + plan.rules.size] = plan.rules
+        return obs
+
+
+class Widening(NamedTuple):
+    """How compact observations widen to float32, as data any array library can apply:
+    cast the codes, divide the ``fractions`` columns, copy in the number runs and the
+    rule features."""
+
+    fractions: tuple[tuple[int, int, np.ndarray], ...]
+    """(start, stop, float32 divisors [stop - start]) of the blocks whose codes are
+    numerators: pile_depth by N; table_meld by M and the melds block by (1, 1, 13) a meld."""
+    number_runs: tuple[tuple[int, int, int], ...]
+    """(first column, first number, size) of each contiguous run of number blocks."""
+    rules_at: int
+    """First column of the rules block."""
+    rules: np.ndarray
+    """float32 [24]: ``rule_features``, the rules block of every observation."""
+
+
+@lru_cache(maxsize=64)
+def widening(rules: Rules) -> Widening:
+    """The ``Widening`` of one rules config's observations."""
+    plan = _encode_plan(rules)
+    col, k = plan.col, plan.numbers.size - 2
+    fractions = []
+    for columns, divisors in plan.fractions:
+        full = np.broadcast_to(np.float32(divisors) if np.ndim(divisors) == 0 else divisors,
+                               (columns.stop - columns.start,)).astype(np.float32)
+        full.setflags(write=False)
+        fractions.append((columns.start, columns.stop, full))
+    return Widening(tuple(fractions), ((col["hand_sizes"], 0, k), (col["turn"], k, 2)),
+                    col["rules"], plan.rules)
+
+
 def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
            table: np.ndarray | None = None) -> np.ndarray:
     """float32 [n, D]: the flat observation of a ``PlayerView`` (layout in the docstring).
@@ -267,29 +338,18 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
     of the bytes to write, then widened in one pass and the fractional blocks divided
     in float32 (which rounds as the float64 quotient did: the same bits).
     """
-    plan = _encode_plan(rules)
-    codes = _codes(rules, plan, view, table)
-    if out is None:
-        obs = np.empty(codes.shape, np.float32)
-    elif out.shape != codes.shape or out.dtype != np.float32 or not out.flags.c_contiguous:
-        raise ValueError(f"encode: out must be C-contiguous float32 {codes.shape}")
-    else:
-        obs = out
-    np.copyto(obs, codes)  # one pass: copies by column blocks are slower
-    for columns, divisors in plan.fractions:
-        np.divide(obs[:, columns], divisors, out=obs[:, columns])
+    return encode_compact(rules, view, table).widen(rules, out)
 
-    # hand_sizes .. melded and turn, hand_number are contiguous runs of the layout.
-    col = plan.col
+
+def encode_compact(rules: Rules, view: PlayerView,
+                   table: np.ndarray | None = None) -> CompactObservation:
+    """The ``CompactObservation`` of a ``PlayerView`` (``table`` as for ``encode``)."""
+    plan = _encode_plan(rules)
     numbers = np.concatenate([
         view.hand_sizes, view.stock_size[:, None], view.pile_size[:, None], view.table_points,
         view.totals, view.melded, view.turn[:, None], view.hand_number[:, None]],
         axis=1) / plan.numbers
-    k = plan.numbers.size - 2
-    obs[:, col["hand_sizes"]: col["hand_sizes"] + k] = numbers[:, :k]
-    obs[:, col["turn"]: col["turn"] + 2] = numbers[:, k:]
-    obs[:, col["rules"]: col["rules"] + len(RULE_FEATURES)] = plan.rules
-    return obs
+    return CompactObservation(_codes(rules, plan, view, table), numbers.astype(np.float32))
 
 
 def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,

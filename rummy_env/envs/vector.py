@@ -57,6 +57,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from rummy_env.core import (
+    CompactObservation,
     Decision,
     GameStream,
     Rules,
@@ -143,9 +144,10 @@ class RummyVectorEnv:
 
     def __init__(self, rules: Rules | None = None, num_envs: int = 1, seed: int = 0, *,
                  reward: str = "win", episode: str = "game", pcr: int = 1,
-                 **rule_config: Any) -> None:
+                 compact: bool = False, **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         self.num_envs = num_envs
+        self.compact = bool(compact)
         self.num_players = self.rules.players
         self.observation_size = observation_size(self.rules)
         self.num_actions = action_layout(self.rules).size
@@ -212,10 +214,16 @@ class RummyVectorEnv:
         tables = self._games.tables
         tables.update(self.state)
         self.mask = legal_mask(self.rules, self.state, fits=tables.fits, blocked=tables.blocked)
-        seats = self.state.current_player.astype(np.int64)
-        obs = observe(self.rules, self.state, points=tables.points, table=tables.columns,
-                      out=self._games.observations.take())
-        return obs, self.mask, seats
+        return self._observe(), self.mask, self.state.current_player.astype(np.int64)
+
+    def _observe(self) -> np.ndarray | CompactObservation:
+        """What the seat to play in every game observes now (compact when asked for)."""
+        games = self._games
+        if self.compact:
+            return observe(self.rules, games.state, points=games.tables.points,
+                           table=games.tables.columns, compact=True)
+        return observe(self.rules, games.state, points=games.tables.points,
+                       table=games.tables.columns, out=games.observations.take())
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, np.ndarray, dict[str, Any]]:
@@ -260,8 +268,7 @@ class RummyVectorEnv:
         self.mask = legal_mask(rules, games.state, fits=games.tables.fits,
                                blocked=games.tables.blocked)
         t3 = time.perf_counter()
-        obs = observe(rules, games.state, points=games.tables.points,
-                      table=games.tables.columns, out=games.observations.take())
+        obs = self._observe()
         t4 = time.perf_counter()
         for key, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             self.timings[key] += dt

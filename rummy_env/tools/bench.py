@@ -74,6 +74,8 @@ def _line(r: dict) -> str:
     batch = f" B={r['batch_size']:5d}" if "batch_size" in r else " B=    1"
     extra = (f"  {r['hands_per_s']:>9,.1f} hands/s  peak {r['peak_memory_mb']:,.0f} MiB"
              if what == "core" else "")
+    if r.get("observations") == "compact":
+        extra += "  (compact observations)"
     return f"{head}{batch}  {r['agent_steps_per_s']:>12,.0f} agent-steps/s{extra}"
 
 
@@ -129,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="what to measure (default: core)")
     parser.add_argument("--batch", type=positive_int, nargs="+", default=list(DEFAULT_BATCHES),
                         help="batch sizes for core and vector (default: 1 64 1024 4096)")
+    parser.add_argument("--compact", action="store_true",
+                        help="with --what vector: hand out compact observations (uint8 codes "
+                        "and float32 numbers, widened by the trainer), as rummy500 train does")
     parser.add_argument("--seconds", type=positive_float, default=3.0,
                         help="duration of each measurement")
     parser.add_argument("--seed", type=non_negative_int, default=0)
@@ -150,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         elif what == "vector":
             from .bench_envs import bench_vector
 
-            results = [bench_vector(rules, b, args.seconds, args.seed) for b in args.batch]
+            results = [bench_vector(rules, b, args.seconds, args.seed, args.compact)
+                       for b in args.batch]
         elif what in ("aec", "gym"):
             from .bench_envs import bench_aec, bench_gym
 

@@ -1,9 +1,10 @@
 """Environment throughput: agent-steps per second with random legal actions.
 
 ``bench_vector(rules, batch_size, seconds)`` runs ``RummyVectorEnv`` (observations
-included), ``bench_aec(rules, seconds)`` the wrapped PettingZoo env the way a
-user loop does (``last()`` then ``step()``), and ``bench_gym(rules, seconds)`` the
-Gymnasium env (``Rummy500-v1`` with its checker wrappers) against its default
+included; ``compact=True``: the compact ones the trainer takes), ``bench_aec(rules,
+seconds)`` the wrapped PettingZoo env the way a user loop does (``last()`` then
+``step()``), and ``bench_gym(rules, seconds)`` the Gymnasium env (``Rummy500-v1``
+with its checker wrappers) against its default
 opponent. An agent-step is one action of one seat in one game (the Gymnasium
 env's opponents' actions count too; its ``env_steps_per_s`` is the learner's).
 Each returns a plain dict (JSON-able) for the ``bench`` CLI; the vector one
@@ -24,11 +25,13 @@ import numpy as np
 from rummy_env.core import Rules, sample_legal
 
 
-def bench_vector(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> dict[str, Any]:
-    """Self-play throughput of ``RummyVectorEnv`` at B = ``batch_size``."""
+def bench_vector(rules: Rules, batch_size: int, seconds: float, seed: int = 0,
+                 compact: bool = False) -> dict[str, Any]:
+    """Self-play throughput of ``RummyVectorEnv`` at B = ``batch_size`` (``compact``: with
+    compact observations, as the trainer takes them)."""
     from rummy_env.envs.vector import RummyVectorEnv
 
-    env = RummyVectorEnv(rules, num_envs=batch_size, seed=seed)
+    env = RummyVectorEnv(rules, num_envs=batch_size, seed=seed, compact=compact)
     rng = np.random.default_rng(seed)
     obs, mask, _ = env.reset()
     sampling = 0.0
@@ -47,6 +50,7 @@ def bench_vector(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -
     stages = {**env.timings, "sample_actions": sampling}
     return {
         "env": "vector",
+        "observations": "compact" if compact else "float32",
         "preset": rules.preset,
         "players": rules.players,
         "batch_size": batch_size,
@@ -55,7 +59,7 @@ def bench_vector(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -
         "agent_steps": steps * batch_size,
         "agent_steps_per_s": steps * batch_size / elapsed,
         "games_finished": games,
-        "observation_size": int(obs.shape[1]),
+        "observation_size": env.observation_size,
         "time_share": {k: v / elapsed for k, v in stages.items()},
     }
 
