@@ -79,3 +79,8 @@ def test_widen_refuses_a_buffer_of_another_shape() -> None:
     obs, *_ = RummyVectorEnv(rules, num_envs=4, seed=0, compact=True).reset()
     with pytest.raises(ValueError, match="C-contiguous float32"):
         obs.widen(rules, out=np.empty((3, obs.codes.shape[1]), np.float32))
+
+
+def test_compact_must_be_a_bool() -> None:
+    with pytest.raises(ValueError, match="compact='yes' must be True or False"):
+        RummyVectorEnv(Rules(), num_envs=2, compact="yes")

@@ -6,6 +6,9 @@ other hands' unknown cards, the stock's order) can reach it. Every per-seat
 block is relative to the observer: seat 0 = me, 1 = the next seat to my left, ...
 The encoding is batched: no Python loop over games. One game alone is
 encoded faster, to the same bits, by ``observe_one.observe_one`` (the one-game envs').
+``observe(..., compact=True)`` stops before the widening to float32: a
+``CompactObservation`` (uint8 codes and a few float32 numbers, a quarter of the
+bytes) that ``widen`` turns into the same vectors, here or in torch (``agents.widen``).
 
 Sizes: C = 53 card columns (card id = suit * 13 + rank, 52 = joker; see
 ``cards.py``), P = seats, M = ``state.max_melds(rules)`` table melds, K = 4.
@@ -317,8 +320,8 @@ def widening(rules: Rules) -> Widening:
     col, k = plan.col, plan.numbers.size - 2
     fractions = []
     for columns, divisors in plan.fractions:
-        full = np.broadcast_to(np.float32(divisors) if np.ndim(divisors) == 0 else divisors,
-                               (columns.stop - columns.start,)).astype(np.float32)
+        full = np.broadcast_to(np.asarray(divisors, np.float32),
+                               (columns.stop - columns.start,)).copy()
         full.setflags(write=False)
         fractions.append((columns.start, columns.stop, full))
     return Widening(tuple(fractions), ((col["hand_sizes"], 0, k), (col["turn"], k, 2)),

@@ -8,6 +8,10 @@
     obs, mask, seat, rewards, terminated, truncated, info = env.step(actions)
     # rewards float32 [B,P] by absolute seat; terminated, truncated bool [B]
 
+With ``compact=True`` the observations are ``CompactObservation`` (uint8 codes and
+float32 numbers, widened bit for bit by ``obs.widen(rules)`` or ``agents.widen``), a
+quarter of the bytes and no widening in the step; ``info["final_obs"]`` stays float32.
+
 ``RummySingleAgentVectorEnv``: a ``gymnasium.vector.VectorEnv`` with one learning
 seat per game; the other seats are played, batched, by opponents (an
 ``agents.base.Agent`` acting on ``Decision`` batches or a callable
@@ -147,7 +151,9 @@ class RummyVectorEnv:
                  compact: bool = False, **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         self.num_envs = num_envs
-        self.compact = bool(compact)
+        if not isinstance(compact, bool):
+            raise ValueError(f"compact={compact!r} must be True or False")
+        self.compact = compact
         self.num_players = self.rules.players
         self.observation_size = observation_size(self.rules)
         self.num_actions = action_layout(self.rules).size
