@@ -9,6 +9,7 @@ seed and actions, and every step's observations, masks and seats must agree.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -84,3 +85,12 @@ def test_widen_refuses_a_buffer_of_another_shape() -> None:
 def test_compact_must_be_a_bool() -> None:
     with pytest.raises(ValueError, match="compact='yes' must be True or False"):
         RummyVectorEnv(Rules(), num_envs=2, compact="yes")
+
+
+def test_bench_measures_the_compact_env(capsys: pytest.CaptureFixture) -> None:
+    from rummy_env.tools.bench import main
+
+    assert main(["--what", "vector", "--compact", "--batch", "16", "--seconds", "0.2",
+                 "--json"]) == 0
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert line["observations"] == "compact" and line["agent_steps_per_s"] > 0
