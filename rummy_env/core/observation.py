@@ -225,9 +225,6 @@ class _EncodePlan:
     """The card rows of weight 1 in ``visible``."""
     subtracted_rows: tuple[int, ...]
     """The card rows of weight -1 in ``visible``."""
-    fractions: tuple[tuple[slice, np.float32 | np.ndarray], ...]
-    """(columns, float32 divisors) of the blocks whose codes are numerators: pile_depth by
-    N; table_meld by M and the melds block by (1, 1, 13) per meld (a length by 13)."""
 
 
 @lru_cache(maxsize=64)
@@ -246,18 +243,11 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
                            ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64)
     for a in (numbers, hot_starts, visible):
         a.setflags(write=False)
-    m = max_melds(rules)
-    table = (col["table_set"], col["melds"] + m * MELD_FEATURES)
-    meld_divisors = np.ones((m, MELD_FEATURES), np.float32)
-    meld_divisors[:, 2] = N_RANKS
-    divided = np.concatenate([np.full(C, m, np.float32), meld_divisors.reshape(-1)])
-    divided.setflags(write=False)
-    fractions = ((slice(col["pile_depth"], col["pile_depth"] + C), np.float32(rules.deck_cards)),
-                 (slice(col["table_meld"], table[1]), divided))
+    table = (col["table_set"], col["melds"] + max_melds(rules) * MELD_FEATURES)
     return _EncodePlan(layout.size, col, _distinct_cards(rules),
                        _deck_counts(rules), rule_features(rules), numbers, hot_starts,
                        visible, table, tuple(np.flatnonzero(visible > 0).tolist()),
-                       tuple(np.flatnonzero(visible < 0).tolist()), fractions)
+                       tuple(np.flatnonzero(visible < 0).tolist()))
 
 
 class CompactObservation(NamedTuple):
@@ -317,14 +307,16 @@ class Widening(NamedTuple):
 def widening(rules: Rules) -> Widening:
     """The ``Widening`` of one rules config's observations."""
     plan = _encode_plan(rules)
-    col, k = plan.col, plan.numbers.size - 2
-    fractions = []
-    for columns, divisors in plan.fractions:
-        full = np.broadcast_to(np.asarray(divisors, np.float32),
-                               (columns.stop - columns.start,)).copy()
-        full.setflags(write=False)
-        fractions.append((columns.start, columns.stop, full))
-    return Widening(tuple(fractions), ((col["hand_sizes"], 0, k), (col["turn"], k, 2)),
+    col, k, m = plan.col, plan.numbers.size - 2, max_melds(rules)
+    meld_divisors = np.ones((m, MELD_FEATURES), np.float32)
+    meld_divisors[:, 2] = N_RANKS
+    depth = np.full(C, rules.deck_cards, np.float32)
+    place = np.concatenate([np.full(C, m, np.float32), meld_divisors.reshape(-1)])
+    for divisors in (depth, place):
+        divisors.setflags(write=False)
+    fractions = ((col["pile_depth"], col["pile_depth"] + C, depth),
+                 (col["table_meld"], plan.table_columns[1], place))
+    return Widening(fractions, ((col["hand_sizes"], 0, k), (col["turn"], k, 2)),
                     col["rules"], plan.rules)
 
 

@@ -225,11 +225,9 @@ class RummyVectorEnv:
     def _observe(self) -> np.ndarray | CompactObservation:
         """What the seat to play in every game observes now (compact when asked for)."""
         games = self._games
-        if self.compact:
-            return observe(self.rules, games.state, points=games.tables.points,
-                           table=games.tables.columns, compact=True)
+        out = None if self.compact else games.observations.take()
         return observe(self.rules, games.state, points=games.tables.points,
-                       table=games.tables.columns, out=games.observations.take())
+                       table=games.tables.columns, out=out, compact=self.compact)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, np.ndarray, dict[str, Any]]:
