@@ -310,7 +310,7 @@ class ExpertAgent:
         r, c = candidates.shape
         w = self.budget.worlds
         view = select_view(decision.view, rows)
-        worlds = sample_worlds(self.rules, view, w, self.rng)
+        worlds = self.deal_worlds(decision, rows, view)
         row = np.repeat(np.arange(r), c * w)
         cand = np.tile(np.repeat(np.arange(c), w), r)
         world = np.tile(np.arange(w), r * c)
@@ -333,6 +333,11 @@ class ExpertAgent:
         at = np.arange(r)
         sure = mean[at, best] > self.budget.trust * spread[at, best]
         return candidates[at, np.where(sure, best, 0)]
+
+    def deal_worlds(self, decision: Decision, rows: np.ndarray, view: PlayerView) -> State:
+        """``worlds`` complete games per decision of ``rows`` (world w of the i-th at row
+        i * worlds + w), dealt at random from what its seat sees (``view``)."""
+        return sample_worlds(self.rules, view, self.budget.worlds, self.rng)
 
     def play_out(self, state: State, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
         """float [B]: the value for seat ``me[b]`` of playing game b on to the hand's end

@@ -4,7 +4,8 @@ Specs: ``random``, ``casual``, ``sharp``, ``expert`` (with a search budget:
 ``expert:worlds=16,horizon=30``, see ``agents.expert``), ``champion`` (the trained policy
 that ships with the package, ``agents.champion``), and ``ckpt:PATH`` (a trained torch
 policy from a checkpoint file (``agents.checkpoint``), played greedily; torch is imported
-only for such specs).
+only for such specs). ``oracle`` / ``oracle:OPTIONS`` (``agents.oracle``) sees hidden
+cards, so only the programs that play in the arena accept it (``hidden_cards=True``).
 """
 
 from __future__ import annotations
@@ -58,6 +59,13 @@ BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
 SPEC_FORMS = ", ".join(BUILTIN) + ", expert:OPTIONS, ckpt:PATH"
 """Every form an agent spec takes, for the programs' help texts."""
 
+ORACLE_FORMS = SPEC_FORMS + ", oracle[:OPTIONS] (sees hidden cards: a bound, not a player)"
+"""The forms the arena's programs take (``eval``, ``ladder``): the oracle too."""
+
+NO_ORACLE = ("oracle: sees hidden cards, so it plays only where the arena hands them over "
+             "(rummy500 eval, rummy500 ladder)")
+"""Why a program outside the arena refuses the oracle."""
+
 
 def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
     """``ckpt:PATH``: a trained policy from a checkpoint file, acting greedily.
@@ -85,11 +93,25 @@ def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
     return TorchAgent(policy, rules, name=f"ckpt:{path}", greedy=True, seed=seed)
 
 
-def check_spec(spec: str) -> None:
-    """Raise ``ValueError`` (one line) unless ``spec`` names an agent; builds nothing, loads
-    no file (configs check their agent lists with it before any work starts)."""
+def is_oracle(spec: str) -> bool:
+    """Whether ``spec`` names the oracle (``oracle`` or ``oracle:OPTIONS``)."""
     name = spec.strip().lower()
-    if name.startswith("ckpt:"):
+    return name == "oracle" or name.startswith("oracle:")
+
+
+def check_spec(spec: str, hidden_cards: bool = False) -> None:
+    """Raise ``ValueError`` (one line) unless ``spec`` names an agent; builds nothing, loads
+    no file (configs check their agent lists with it before any work starts).
+    ``hidden_cards``: the caller hands the true games to agents that see them (the arena),
+    so the oracle is accepted."""
+    name = spec.strip().lower()
+    if is_oracle(name):
+        if not hidden_cards:
+            raise ValueError(NO_ORACLE)
+        from agents.oracle import parse_oracle
+
+        parse_oracle(spec.strip()[len("oracle:"):])
+    elif name.startswith("ckpt:"):
         if not name[len("ckpt:"):]:
             raise ValueError("ckpt: needs a path, e.g. ckpt:runs/ppo/latest.pt")
     elif name.startswith("expert:"):
@@ -101,9 +123,15 @@ def check_spec(spec: str) -> None:
                          "expert:OPTIONS or ckpt:PATH")
 
 
-def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
-    """An agent from its spec: a built-in name, ``expert:OPTIONS`` or ``ckpt:PATH``."""
+def make_agent(spec: str, rules: Rules, seed: int = 0, hidden_cards: bool = False) -> Agent:
+    """An agent from its spec: a built-in name, ``expert:OPTIONS`` or ``ckpt:PATH``, and with
+    ``hidden_cards`` (the arena's programs) ``oracle[:OPTIONS]``."""
     name = spec.strip()
+    if is_oracle(name):
+        check_spec(name, hidden_cards)
+        from agents.oracle import make_oracle
+
+        return make_oracle(name[len("oracle:"):], rules, seed)
     if name.lower().startswith("ckpt:"):
         path = name[len("ckpt:"):]
         if not path:

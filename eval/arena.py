@@ -13,7 +13,9 @@ the rows where its seats must move -> ``step_inplace``), finished games are
 replaced by waiting ones so the batch stays full.
 
 Agents see only ``player_view`` of the seat to play and the legal mask (an
-agent that wants the flat observation encodes the view itself).
+agent that wants the flat observation encodes the view itself); an agent whose
+``sees_hidden`` is True (the ``oracle``, a research bound) also gets the true
+games in ``Decision.hidden``.
 """
 
 from __future__ import annotations
@@ -270,7 +272,9 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                 seats = state.current_player[rows]
                 view = player_view(rules, state, seats, rows, points=tables.points)
                 asked = time.perf_counter()
-                chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view))
+                hidden = state.select(rows) if getattr(agent, "sees_hidden", False) else None
+                chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
+                                            hidden=hidden))
                 agent_seconds[k] += time.perf_counter() - asked
                 actions[rows] = np.asarray(chosen, np.int64).reshape(-1)
                 decisions[k] += rows.size

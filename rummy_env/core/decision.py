@@ -5,7 +5,9 @@ seats may see and nothing more: the legal-action mask, the structured public
 view (``PlayerView``) and, when built, the flat observation (float32, or the
 ``CompactObservation`` a compact env hands out). Every player of
 the project (agents, env opponents, people) decides on one; it lives in the
-engine so that the layers above share it without importing each other.
+engine so that the layers above share it without importing each other. Only
+the arena adds the true games (``hidden``), and only for an agent that says it
+sees hidden cards (the ``oracle``, a bound for research, never a fair player).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from .observation import CompactObservation
 from .rules import Rules
+from .state import State
 from .view import PlayerView
 
 
@@ -28,6 +31,9 @@ class Decision:
     mask: np.ndarray
     view: PlayerView
     observation: np.ndarray | CompactObservation | None = None
+    hidden: State | None = None
+    """The true games of the n decisions, hidden cards and all: set by the arena for agents
+    whose ``sees_hidden`` is True, None everywhere else."""
 
     @property
     def size(self) -> int:

@@ -1,0 +1,87 @@
+"""Oracle: the expert's search played in worlds dealt from the true game.
+
+A research bound, never a fair player: it sees the cards its seat cannot
+(``Decision.hidden``, which only the arena fills, and only for agents whose
+``sees_hidden`` is True), so it measures what the expert's search would gain
+from knowing them. ``sees=hands`` deals every world with the other seats' true
+hands and the stock reshuffled: the most that inference about the opponents'
+hands could give the search. ``sees=all`` keeps the stock's true order too,
+so each play-out is the game's real future (under the play-out policies).
+
+    rummy500 eval --agents oracle:sees=hands,guide=sharp sharp --preset web --duplicate
+
+The rest of the name is the expert's budget (``agents.expert``):
+``oracle:sees=hands,worlds=32`` searches as ``expert:worlds=32`` does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.expert import ExpertAgent, ExpertBudget
+from rummy_env.core import Decision, PlayerView, Rules, State
+
+SEES = ("hands", "all")
+"""What the oracle's worlds keep of the true game (``sees=``)."""
+
+
+def parse_oracle(options: str) -> tuple[str, ExpertBudget]:
+    """(sees, budget) of ``sees=hands,worlds=16`` (the text after ``oracle:``)."""
+    sees, rest = "hands", []
+    for item in filter(None, (part.strip() for part in options.split(","))):
+        key, _, text = item.partition("=")
+        if key.strip().lower() != "sees":
+            rest.append(item)
+            continue
+        sees = text.strip().lower()
+        if sees not in SEES:
+            raise ValueError(f"oracle: sees must be one of {', '.join(SEES)}, got {text.strip()!r}")
+    try:
+        return sees, ExpertBudget.parse(",".join(rest))
+    except ValueError as e:
+        raise ValueError(str(e).replace("expert:", "oracle:", 1)) from None
+
+
+def shuffle_stock(state: State, rng: np.random.Generator) -> None:
+    """Put each game's stock cards in a fresh random order (in place)."""
+    width = state.stock.shape[1]
+    in_stock = np.arange(width)[None, :] < state.stock_size[:, None]
+    keys = np.where(in_stock, rng.random(state.stock.shape), 2.0)
+    state.stock[:] = np.take_along_axis(state.stock, np.argsort(keys, axis=1), axis=1)
+
+
+class OracleAgent(ExpertAgent):
+    """The expert's search, its worlds dealt from the true games (see the module docstring)."""
+
+    sees_hidden = True
+    """Asks the arena for ``Decision.hidden``."""
+
+    def __init__(self, rules: Rules, seed: int = 0, sees: str = "hands",
+                 budget: ExpertBudget | None = None):
+        super().__init__(rules, seed, budget)
+        self.sees = sees
+        expert_name = self.budget.spec()
+        options = [f"sees={sees}"] if sees != "hands" else []
+        if ":" in expert_name:
+            options.append(expert_name.split(":", 1)[1])
+        self.name = "oracle" + (":" + ",".join(options) if options else "")
+
+    def deal_worlds(self, decision: Decision, rows: np.ndarray, view: PlayerView) -> State:
+        """The true game of each decision of ``rows``, ``worlds`` times (stock reshuffled in
+        each unless ``sees=all``), with fresh deal keys for later hands."""
+        if decision.hidden is None:
+            raise ValueError("oracle: no hidden cards given; it plays in the arena only "
+                             "(rummy500 eval, rummy500 ladder)")
+        worlds = decision.hidden.select(np.repeat(rows, self.budget.worlds))
+        if self.sees == "hands":
+            shuffle_stock(worlds, self.rng)
+        worlds.key[:] = self.rng.integers(0, np.iinfo(np.int64).max, worlds.batch_size,
+                                          dtype=np.int64).astype(np.uint64)
+        return worlds
+
+
+def make_oracle(options: str, rules: Rules, seed: int = 0) -> OracleAgent:
+    """The oracle of ``options`` (the text after ``oracle:``; '' = sees=hands, the expert's
+    default budget)."""
+    sees, budget = parse_oracle(options)
+    return OracleAgent(rules, seed, sees, budget)

@@ -1,0 +1,127 @@
+"""The oracle: the expert's search in worlds dealt from the true games.
+
+It is a research bound that sees hidden cards, so these tests check the
+opposite of the expert's no-peeking test (its worlds are the true games, its
+choices follow the hidden cards), that the arena hands the true games to it
+and to nobody else, and that every program outside the arena refuses it in
+one line. Tiny budgets, few games: never strength.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.oracle import OracleAgent, make_oracle
+from agents.random_agent import RandomAgent
+from agents.registry import NO_ORACLE, make_agent
+from eval.arena import play_match
+from rummy_env.core import Decision, Rules, legal_mask, player_view
+from tests.test_agents import redeal_hidden
+from tests.test_expert import positions, run_cli
+from train.config import load_config
+
+TINY = "guide=sharp,worlds=3,candidates=3,horizon=12"
+
+
+def decision_of(rules: Rules, state) -> Decision:
+    return Decision(rules, legal_mask(rules, state), player_view(rules, state), hidden=state)
+
+
+@pytest.mark.parametrize("sees", ["hands", "all"])
+def test_worlds_are_the_true_games(sees):
+    rules = Rules()
+    state = positions(rules, 40, seed=5)
+    oracle = make_oracle(f"sees={sees},{TINY}", rules, seed=1)
+    rows = np.arange(0, 40, 3)
+    decision = decision_of(rules, state)
+    worlds = oracle.deal_worlds(decision, rows, player_view(rules, state.select(rows)))
+    truth = state.select(np.repeat(rows, 3))
+    np.testing.assert_array_equal(worlds.hand, truth.hand)
+    np.testing.assert_array_equal(worlds.pile, truth.pile)
+    np.testing.assert_array_equal(worlds.stock_size, truth.stock_size)
+    np.testing.assert_array_equal(np.sort(worlds.stock, axis=1), np.sort(truth.stock, axis=1))
+    reordered = (worlds.stock != truth.stock).any(axis=1)
+    if sees == "all":
+        assert not reordered.any()
+    else:
+        assert reordered[truth.stock_size > 1].all()
+
+
+def test_its_choices_follow_the_hidden_cards():
+    rules = Rules.preset_named("web")
+    state = positions(rules, 96, seed=8)
+    first = make_oracle(f"sees=all,{TINY}", rules, seed=4).act(decision_of(rules, state))
+    moved = redeal_hidden(rules, state, np.random.default_rng(2))
+    second = make_oracle(f"sees=all,{TINY}", rules, seed=4).act(decision_of(rules, moved))
+    assert (first != second).any()
+
+
+class SeenHidden(RandomAgent):
+    """A random player that notes whether each decision came with the true games, and
+    whether those are the games its view was cut from."""
+
+    def __init__(self, sees_hidden: bool, seed: int):
+        super().__init__(seed)
+        self.sees_hidden = sees_hidden
+        self.given: list[bool] = []
+
+    def act(self, decision: Decision) -> np.ndarray:
+        self.given.append(decision.hidden is not None)
+        if decision.hidden is not None:
+            seats = decision.hidden.current_player
+            view = player_view(decision.rules, decision.hidden, seats)
+            np.testing.assert_array_equal(view.hand, decision.view.hand)
+            np.testing.assert_array_equal(view.pile, decision.view.pile)
+        return super().act(decision)
+
+
+def test_the_arena_hands_the_true_games_only_to_agents_that_ask():
+    rules = Rules.preset_named("web")
+    asks, trusting = SeenHidden(True, 1), SeenHidden(False, 2)
+    trusting.name = "random#2"
+    play_match(rules, [asks, trusting], games=4, progress=False)
+    assert asks.given and all(asks.given)
+    assert trusting.given and not any(trusting.given)
+
+
+def test_it_names_its_budget():
+    rules = Rules()
+    assert make_agent("oracle", rules, hidden_cards=True).name == "oracle"
+    oracle = make_agent("oracle:sees=all, worlds=16", rules, hidden_cards=True)
+    assert isinstance(oracle, OracleAgent)
+    assert (oracle.sees, oracle.budget.worlds) == ("all", 16)
+    assert oracle.name == "oracle:sees=all,worlds=16"
+
+
+@pytest.mark.parametrize("spec, reason", [
+    ("oracle:sees=stock", "sees must be one of hands, all"),
+    ("oracle:worlds=0", "oracle: worlds=0 is outside"),
+    ("oracle:peek=1", "oracle: bad option"),
+])
+def test_bad_options_say_why_in_one_line(spec, reason):
+    with pytest.raises(ValueError, match=reason) as e:
+        make_agent(spec, Rules(), hidden_cards=True)
+    assert "\n" not in str(e.value)
+
+
+def test_programs_outside_the_arena_refuse_it():
+    with pytest.raises(ValueError, match="plays only where the arena"):
+        make_agent("oracle", Rules())
+    with pytest.raises(ValueError, match="plays only where the arena"):
+        load_config(None, ["opponents=[sharp, oracle]"])
+    rules = Rules()
+    state = positions(rules, 32, seed=1)
+    unseen = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    with pytest.raises(ValueError, match="no hidden cards given"):
+        make_oracle(TINY, rules).act(unseen)
+
+
+def test_eval_plays_it_and_play_refuses_it():
+    done = run_cli("eval", "--agents", f"oracle:{TINY}", "sharp", "--games", "2",
+                   "--set", "target=100", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "oracle:" in done.stdout and "searched" in done.stdout
+    refused = run_cli("play", "--opponents", "oracle")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert NO_ORACLE in refused.stderr
