@@ -119,8 +119,9 @@ def check_spec(spec: str, hidden_cards: bool = False) -> None:
 
         ExpertBudget.parse(spec.strip()[len("expert:"):])
     elif name not in BUILTIN:
+        oracle = ", oracle[:OPTIONS]" if hidden_cards else ""
         raise ValueError(f"unknown agent {spec!r}; known: {sorted(BUILTIN)}, "
-                         "expert:OPTIONS or ckpt:PATH")
+                         f"expert:OPTIONS{oracle} or ckpt:PATH")
 
 
 def make_agent(spec: str, rules: Rules, seed: int = 0, hidden_cards: bool = False) -> Agent:
@@ -128,7 +129,8 @@ def make_agent(spec: str, rules: Rules, seed: int = 0, hidden_cards: bool = Fals
     ``hidden_cards`` (the arena's programs) ``oracle[:OPTIONS]``."""
     name = spec.strip()
     if is_oracle(name):
-        check_spec(name, hidden_cards)
+        if not hidden_cards:
+            raise ValueError(NO_ORACLE)
         from agents.oracle import make_oracle
 
         return make_oracle(name[len("oracle:"):], rules, seed)
@@ -139,5 +141,5 @@ def make_agent(spec: str, rules: Rules, seed: int = 0, hidden_cards: bool = Fals
         return load_checkpoint_agent(path, rules, seed)
     if name.lower().startswith("expert:"):
         return _expert(rules, seed, name[len("expert:"):])
-    check_spec(name)
+    check_spec(name, hidden_cards)
     return BUILTIN[name.lower()](rules, seed)
