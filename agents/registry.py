@@ -4,8 +4,8 @@ Specs: ``random``, ``casual``, ``sharp``, ``expert`` (with a search budget:
 ``expert:worlds=16,horizon=30``, see ``agents.expert``), ``champion`` (the trained policy
 that ships with the package, ``agents.champion``), and ``ckpt:PATH`` (a trained torch
 policy from a checkpoint file (``agents.checkpoint``), played greedily; torch is imported
-only for such specs). ``oracle`` / ``oracle:OPTIONS`` (``agents.oracle``) sees hidden
-cards, so only the programs that play in the arena accept it (``hidden_cards=True``).
+only for such specs). The ``oracle`` sees hidden cards, so it is no agent: the arena's
+programs build it (``eval.oracle``), and every other program refuses it here.
 """
 
 from __future__ import annotations
@@ -59,9 +59,6 @@ BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
 SPEC_FORMS = ", ".join(BUILTIN) + ", expert:OPTIONS, ckpt:PATH"
 """Every form an agent spec takes, for the programs' help texts."""
 
-ORACLE_FORMS = SPEC_FORMS + ", oracle[:OPTIONS] (sees hidden cards: a bound, not a player)"
-"""The forms the arena's programs take (``eval``, ``ladder``): the oracle too."""
-
 NO_ORACLE = ("oracle: sees hidden cards, so it plays only where the arena hands them over "
              "(rummy500 eval, rummy500 ladder)")
 """Why a program outside the arena refuses the oracle."""
@@ -99,19 +96,13 @@ def is_oracle(spec: str) -> bool:
     return name == "oracle" or name.startswith("oracle:")
 
 
-def check_spec(spec: str, hidden_cards: bool = False) -> None:
+def check_spec(spec: str) -> None:
     """Raise ``ValueError`` (one line) unless ``spec`` names an agent; builds nothing, loads
-    no file (configs check their agent lists with it before any work starts).
-    ``hidden_cards``: the caller hands the true games to agents that see them (the arena),
-    so the oracle is accepted."""
+    no file (configs check their agent lists with it before any work starts)."""
     name = spec.strip().lower()
     if is_oracle(name):
-        if not hidden_cards:
-            raise ValueError(NO_ORACLE)
-        from agents.oracle import parse_oracle
-
-        parse_oracle(spec.strip()[len("oracle:"):])
-    elif name.startswith("ckpt:"):
+        raise ValueError(NO_ORACLE)
+    if name.startswith("ckpt:"):
         if not name[len("ckpt:"):]:
             raise ValueError("ckpt: needs a path, e.g. ckpt:runs/ppo/latest.pt")
     elif name.startswith("expert:"):
@@ -119,21 +110,13 @@ def check_spec(spec: str, hidden_cards: bool = False) -> None:
 
         ExpertBudget.parse(spec.strip()[len("expert:"):])
     elif name not in BUILTIN:
-        oracle = ", oracle[:OPTIONS]" if hidden_cards else ""
         raise ValueError(f"unknown agent {spec!r}; known: {sorted(BUILTIN)}, "
-                         f"expert:OPTIONS{oracle} or ckpt:PATH")
+                         "expert:OPTIONS or ckpt:PATH")
 
 
-def make_agent(spec: str, rules: Rules, seed: int = 0, hidden_cards: bool = False) -> Agent:
-    """An agent from its spec: a built-in name, ``expert:OPTIONS`` or ``ckpt:PATH``, and with
-    ``hidden_cards`` (the arena's programs) ``oracle[:OPTIONS]``."""
+def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
+    """An agent from its spec: a built-in name, ``expert:OPTIONS`` or ``ckpt:PATH``."""
     name = spec.strip()
-    if is_oracle(name):
-        if not hidden_cards:
-            raise ValueError(NO_ORACLE)
-        from agents.oracle import make_oracle
-
-        return make_oracle(name[len("oracle:"):], rules, seed)
     if name.lower().startswith("ckpt:"):
         path = name[len("ckpt:"):]
         if not path:
@@ -141,5 +124,5 @@ def make_agent(spec: str, rules: Rules, seed: int = 0, hidden_cards: bool = Fals
         return load_checkpoint_agent(path, rules, seed)
     if name.lower().startswith("expert:"):
         return _expert(rules, seed, name[len("expert:"):])
-    check_spec(name, hidden_cards)
+    check_spec(name)
     return BUILTIN[name.lower()](rules, seed)

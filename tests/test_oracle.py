@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.oracle import OracleAgent, make_oracle
 from agents.random_agent import RandomAgent
 from agents.registry import NO_ORACLE, make_agent
 from eval.arena import play_match
+from eval.oracle import OracleAgent, make_arena_agent, make_oracle
 from rummy_env.core import Decision, Rules, legal_mask, player_view
 from tests.test_agents import redeal_hidden
 from tests.test_expert import positions, run_cli
@@ -87,8 +87,8 @@ def test_the_arena_hands_the_true_games_only_to_agents_that_ask():
 
 def test_it_names_its_budget():
     rules = Rules()
-    assert make_agent("oracle", rules, hidden_cards=True).name == "oracle"
-    oracle = make_agent("oracle:sees=all, worlds=16", rules, hidden_cards=True)
+    assert make_arena_agent("oracle", rules).name == "oracle"
+    oracle = make_arena_agent("oracle:sees=all, worlds=16", rules)
     assert isinstance(oracle, OracleAgent)
     assert (oracle.sees, oracle.budget.worlds) == ("all", 16)
     assert oracle.name == "oracle:sees=all,worlds=16"
@@ -101,7 +101,7 @@ def test_it_names_its_budget():
 ])
 def test_bad_options_say_why_in_one_line(spec, reason):
     with pytest.raises(ValueError, match=reason) as e:
-        make_agent(spec, Rules(), hidden_cards=True)
+        make_arena_agent(spec, Rules())
     assert "\n" not in str(e.value)
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.registry import ORACLE_FORMS, make_agent
 from eval.arena import match_games, play_match, seating_plan
+from eval.oracle import ARENA_FORMS, make_arena_agent
 from eval.report import build_report, markdown, write_report
 from rummy_env.core import BatchRecorder, daily_seed, write_records
 from rummy_env.tools.arg_checks import (
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "win rates and points per hand with 95% intervals.",
     )
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help=f"agents: {ORACLE_FORMS} (at least one)")
+                   help=f"agents: {ARENA_FORMS} (at least one)")
     p.add_argument("--games", type=positive_int, default=200,
                    help="games to play, rounded up to whole seat rotations (default 200)")
     add_rules_arguments(p)
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     check_output_dir(parser, args.out, "--out")
     seed, day = (daily_seed() if args.daily else (args.seed, None))
     try:
-        agents = [make_agent(spec, rules, seed + 1000 * (i + 1), hidden_cards=True)
+        agents = [make_arena_agent(spec, rules, seed + 1000 * (i + 1))
                   for i, spec in enumerate(args.agents)]
     except (ValueError, NotImplementedError) as e:
         print(f"rummy500 eval: {e}", file=sys.stderr)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents.registry import ORACLE_FORMS, check_spec, make_agent
 from eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
+from eval.oracle import ARENA_FORMS, check_arena_spec, make_arena_agent
 from rummy_env.tools.arg_checks import (
     CommandParser,
     bootstrap_count,
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "scale with 95%% bootstrap intervals, head to head, decisions per second.",
     )
     p.add_argument("--agents", nargs="+", default=[], metavar="AGENT",
-                   help=f"agents to add: {ORACLE_FORMS}")
+                   help=f"agents to add: {ARENA_FORMS}")
     p.add_argument("--no-defaults", action="store_true",
                    help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})")
     p.add_argument("--games", type=positive_int, default=100,
@@ -60,7 +60,7 @@ def agent_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> li
     specs = list(dict.fromkeys(s.strip() for s in specs))
     for spec in specs:
         try:
-            check_spec(spec, hidden_cards=True)
+            check_arena_spec(spec)
         except ValueError as e:
             parser.error(str(e))
     if len(specs) < 3:
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = agent_specs(parser, args)
     rules = rules_from_args(parser, args)
     try:
-        agents = [make_agent(spec, rules, args.seed + 1000 * (i + 1), hidden_cards=True)
+        agents = [make_arena_agent(spec, rules, args.seed + 1000 * (i + 1))
                   for i, spec in enumerate(specs)]
     except (ValueError, NotImplementedError) as e:
         parser.error(str(e))

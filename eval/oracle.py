@@ -1,12 +1,13 @@
 """Oracle: the expert's search played in worlds dealt from the true game.
 
-A research bound, never a fair player: it sees the cards its seat cannot
-(``Decision.hidden``, which only the arena fills, and only for agents whose
-``sees_hidden`` is True), so it measures what the expert's search would gain
-from knowing them. ``sees=hands`` deals every world with the other seats' true
-hands and the stock reshuffled: the most that inference about the opponents'
-hands could give the search. ``sees=all`` keeps the stock's true order too,
-so each play-out is the game's real future (under the play-out policies).
+A research bound, never a fair player, so it lives with the arena and not
+among the agents: it sees the cards its seat cannot (``Decision.hidden``,
+which only the arena fills, and only for agents whose ``sees_hidden`` is
+True), and measures what the expert's search would gain from knowing them.
+``sees=hands`` deals every world with the other seats' true hands and the
+stock reshuffled: the most that inference about the opponents' hands could
+give the search. ``sees=all`` keeps the stock's true order too, so each
+play-out is the game's real future (under the play-out policies).
 
     rummy500 eval --agents oracle:sees=hands,guide=sharp sharp --preset web --duplicate
 
@@ -18,11 +19,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.base import Agent
 from agents.expert import ExpertAgent, ExpertBudget
+from agents.registry import SPEC_FORMS, check_spec, is_oracle, make_agent
 from rummy_env.core import Decision, PlayerView, Rules, State
 
 SEES = ("hands", "all")
 """What the oracle's worlds keep of the true game (``sees=``)."""
+
+ARENA_FORMS = SPEC_FORMS + ", oracle[:OPTIONS] (sees hidden cards: a bound, not a player)"
+"""Every form an agent spec takes in the arena's programs (``eval``, ``ladder``)."""
 
 
 def parse_oracle(options: str) -> tuple[str, ExpertBudget]:
@@ -85,3 +91,20 @@ def make_oracle(options: str, rules: Rules, seed: int = 0) -> OracleAgent:
     default budget)."""
     sees, budget = parse_oracle(options)
     return OracleAgent(rules, seed, sees, budget)
+
+
+def check_arena_spec(spec: str) -> None:
+    """``agents.registry.check_spec``, the oracle's options accepted too (one-line
+    ``ValueError``)."""
+    if is_oracle(spec):
+        parse_oracle(spec.strip()[len("oracle:"):])
+    else:
+        check_spec(spec)
+
+
+def make_arena_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
+    """``agents.registry.make_agent``, or the oracle where ``spec`` names it: for programs
+    that play through the arena, which hands it the true games."""
+    if is_oracle(spec):
+        return make_oracle(spec.strip()[len("oracle:"):], rules, seed)
+    return make_agent(spec, rules, seed)
