@@ -6,8 +6,11 @@ which only the arena fills, and only for agents whose ``sees_hidden`` is
 True), and measures what the expert's search would gain from knowing them.
 ``sees=hands`` deals every world with the other seats' true hands and the
 stock reshuffled: the most that inference about the opponents' hands could
-give the search. ``sees=all`` keeps the stock's true order too, so each
-play-out is the game's real future (under the play-out policies).
+give the search. ``sees=0.5`` shows each of those hidden cards with that
+chance (afresh at every decision) and deals the rest at random, as the expert
+does: how the gain grows with partial knowledge. ``sees=all`` keeps the
+stock's true order too, so each play-out is the game's real future (under
+the play-out policies).
 
     rummy500 eval --agents oracle:sees=hands,guide=sharp sharp --preset web --duplicate
 
@@ -17,18 +20,38 @@ The rest of the name is the expert's budget (``agents.expert``):
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from agents.base import Agent
 from agents.expert import ExpertAgent, ExpertBudget
 from agents.registry import SPEC_FORMS, check_spec, is_oracle, make_agent
-from rummy_env.core import Decision, PlayerView, Rules, State
+from rummy_env.core import Decision, PlayerView, Rules, State, sample_worlds
+from rummy_env.core.view import relative_order
 
 SEES = ("hands", "all")
-"""What the oracle's worlds keep of the true game (``sees=``)."""
+"""What the oracle's worlds keep of the true game (``sees=``), besides a share of the other
+hands' hidden cards (``sees=0.5``)."""
 
 ARENA_FORMS = SPEC_FORMS + ", oracle[:OPTIONS] (sees hidden cards: a bound, not a player)"
 """Every form an agent spec takes in the arena's programs (``eval``, ``ladder``)."""
+
+
+def parse_sees(text: str) -> str:
+    """``hands``, ``all`` or a share strictly between 0 and 1 (as given); a one-line
+    ``ValueError`` otherwise."""
+    sees = text.strip().lower()
+    if sees in SEES:
+        return sees
+    try:
+        share = float(sees)
+    except ValueError:
+        share = -1.0
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"oracle: sees must be one of {', '.join(SEES)} or a share between 0 "
+                         f"and 1, got {text.strip()!r}")
+    return sees
 
 
 def parse_oracle(options: str) -> tuple[str, ExpertBudget]:
@@ -36,12 +59,10 @@ def parse_oracle(options: str) -> tuple[str, ExpertBudget]:
     sees, rest = "hands", []
     for item in filter(None, (part.strip() for part in options.split(","))):
         key, _, text = item.partition("=")
-        if key.strip().lower() != "sees":
+        if key.strip().lower() == "sees":
+            sees = parse_sees(text)
+        else:
             rest.append(item)
-            continue
-        sees = text.strip().lower()
-        if sees not in SEES:
-            raise ValueError(f"oracle: sees must be one of {', '.join(SEES)}, got {text.strip()!r}")
     try:
         return sees, ExpertBudget.parse(",".join(rest))
     except ValueError as e:
@@ -74,15 +95,34 @@ class OracleAgent(ExpertAgent):
 
     def deal_worlds(self, decision: Decision, rows: np.ndarray, view: PlayerView) -> State:
         """The true game of each decision of ``rows``, ``worlds`` times (stock reshuffled in
-        each unless ``sees=all``), with fresh deal keys for later hands."""
+        each unless ``sees=all``; with a share, only that share of the other hands' hidden
+        cards kept), with fresh deal keys for later hands."""
         if decision.hidden is None:
             raise ValueError("oracle: no hidden cards given; it plays in the arena only "
                              "(rummy500 eval, rummy500 ladder)")
-        worlds = decision.hidden.select(np.repeat(rows, self.budget.worlds))
+        truth = decision.hidden.select(rows)
+        if self.sees not in SEES:
+            return self.partly_seen_worlds(truth, view, float(self.sees))
+        worlds = truth.select(np.repeat(np.arange(rows.size), self.budget.worlds))
         if self.sees == "hands":
             shuffle_stock(worlds, self.rng)
         worlds.key[:] = self.rng.integers(0, np.iinfo(np.int64).max, worlds.batch_size,
                                           dtype=np.int64).astype(np.uint64)
+        return worlds
+
+    def partly_seen_worlds(self, truth: State, view: PlayerView, share: float) -> State:
+        """Worlds dealt as the expert deals them from ``view``, with each hidden card of the
+        other hands in ``truth`` shown beforehand with chance ``share``; the worlds' public
+        knowledge stays the view's (the play-outs see no more than the seat does)."""
+        n, p, w = view.size, self.rules.players, self.budget.worlds
+        seats = relative_order(p, view.seat)  # absolute seat of each relative seat
+        held = truth.hand[np.arange(n)[:, None], seats].astype(np.int64)  # [n, P, 53]
+        shown = view.known.astype(np.int64)
+        shown[:, 1:] += self.rng.binomial(held[:, 1:] - shown[:, 1:], share)
+        seen = dataclasses.replace(view, known=shown.astype(view.known.dtype))
+        worlds = sample_worlds(self.rules, seen, w, self.rng)
+        worlds.known[np.arange(n * w)[:, None], np.repeat(seats, w, axis=0)] = \
+            np.repeat(view.known, w, axis=0)
         return worlds
 
 

@@ -48,6 +48,27 @@ def test_worlds_are_the_true_games(sees):
         assert reordered[truth.stock_size > 1].all()
 
 
+def test_a_share_shows_that_much_of_the_other_hands():
+    rules = Rules()
+    state = positions(rules, 60, seed=6)
+    rows = np.arange(60)
+    view = player_view(rules, state)
+    truth = state.select(np.repeat(rows, 3))
+    other = 1 - truth.current_player.astype(np.int64)
+    true_hand = truth.hand[np.arange(truth.batch_size), other].astype(np.int64)
+    overlap = {}
+    for share in (0.1, 0.9):
+        worlds = make_oracle(f"sees={share},{TINY}", rules, seed=2).deal_worlds(
+            decision_of(rules, state), rows, view)
+        for w in range(worlds.batch_size):  # every world agrees with what the seat sees
+            np.testing.assert_array_equal(worlds.hand[w, truth.current_player[w]],
+                                          truth.hand[w, truth.current_player[w]])
+        np.testing.assert_array_equal(worlds.known, truth.known)  # public knowledge kept
+        dealt = worlds.hand[np.arange(worlds.batch_size), other].astype(np.int64)
+        overlap[share] = np.minimum(dealt, true_hand).sum() / true_hand.sum()
+    assert overlap[0.9] > overlap[0.1] + 0.2
+
+
 def test_its_choices_follow_the_hidden_cards():
     rules = Rules.preset_named("web")
     state = positions(rules, 96, seed=8)
@@ -87,6 +108,7 @@ def test_the_arena_hands_the_true_games_only_to_agents_that_ask():
 
 def test_it_names_its_budget():
     rules = Rules()
+    assert make_arena_agent("oracle:sees=0.5", rules).name == "oracle:sees=0.5"
     assert make_arena_agent("oracle", rules).name == "oracle"
     oracle = make_arena_agent("oracle:sees=all, worlds=16", rules)
     assert isinstance(oracle, OracleAgent)
@@ -95,7 +117,8 @@ def test_it_names_its_budget():
 
 
 @pytest.mark.parametrize("spec, reason", [
-    ("oracle:sees=stock", "sees must be one of hands, all"),
+    ("oracle:sees=stock", "sees must be one of hands, all or a share"),
+    ("oracle:sees=1.5", "sees must be one of hands, all or a share"),
     ("oracle:worlds=0", "oracle: worlds=0 is outside"),
     ("oracle:peek=1", "oracle: bad option"),
 ])
