@@ -275,3 +275,16 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
     state = init(rules, 3, 4)
     decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
     assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
+
+
+def test_the_curves_clock_runs_on_past_the_data():
+    """The plot's minutes axis maps steps to minutes inside the run as np.interp does, and
+    beyond it along the end segments, so its ticks past the data do not pile up."""
+    from train.plots import interp_extended
+
+    steps, minutes = np.array([1e6, 2e6, 4e6]), np.array([1.0, 2.0, 3.0])
+    inside = np.array([1e6, 1.5e6, 3e6, 4e6])
+    np.testing.assert_allclose(interp_extended(inside, steps, minutes),
+                               np.interp(inside, steps, minutes))
+    np.testing.assert_allclose(interp_extended([0.0, 6e6], steps, minutes), [0.0, 4.0])
+    assert interp_extended(5e6, steps, minutes).shape == ()

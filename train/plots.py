@@ -44,6 +44,19 @@ def smooth(values: np.ndarray, weight: float = 0.9) -> np.ndarray:
     return out
 
 
+def interp_extended(x, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    """``np.interp``, continued past both ends along the first and last segments (a
+    secondary axis asks for ticks beyond the data; clamped, they would pile up at its
+    ends)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.atleast_1d(np.interp(x, xp, fp)).astype(np.float64)
+    flat = np.atleast_1d(x)
+    lo, hi = flat < xp[0], flat > xp[-1]
+    y[lo] = fp[0] + (flat[lo] - xp[0]) * (fp[1] - fp[0]) / (xp[1] - xp[0])
+    y[hi] = fp[-1] + (flat[hi] - xp[-1]) * (fp[-1] - fp[-2]) / (xp[-1] - xp[-2])
+    return y.reshape(x.shape)
+
+
 def _series(scalars: dict, tag: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     steps, values, wall = (np.array(x, dtype=np.float64) for x in zip(*scalars[tag]))
     return steps, values, wall
@@ -80,11 +93,12 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     top.set(title="learner win rate, duplicate games (band: 95% interval)",
             xlabel="agent steps", ylabel="win rate", ylim=(0, 1.02))
     top.legend(loc="lower right", ncol=min(4, len(win_tags)), fontsize=9)
-    at, _, wall = _series(scalars, win_tags[0])
-    minutes = (wall - wall[0]) / 60
+    # Minutes since the run's first scalar, read off the densest series (one per update).
+    at, _, wall = _series(scalars, "charts/SPS" if "charts/SPS" in scalars else win_tags[0])
+    minutes = (wall - min(w for events in scalars.values() for _, _, w in events)) / 60
     if at.size > 1 and np.all(np.diff(at) > 0) and np.all(np.diff(minutes) > 0):
-        top.secondary_xaxis("top", functions=(lambda s: np.interp(s, at, minutes),
-                                              lambda m: np.interp(m, minutes, at))
+        top.secondary_xaxis("top", functions=(lambda s: interp_extended(s, at, minutes),
+                                              lambda m: interp_extended(m, minutes, at))
                             ).set_xlabel("wall-clock minutes")
     for k, (tag, title, scale) in enumerate(panels):
         ax = fig.add_subplot(grid[1 + k // cols, k % cols])
