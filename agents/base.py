@@ -1,7 +1,10 @@
 """The one agent protocol: every agent acts on a batch of decisions.
 
 An agent gets a ``rummy_env.core.Decision`` (for n games: what the acting seats
-may see, nothing more) and returns one legal action id per game.
+may see, nothing more) and returns one legal action id per game. The one
+exception is a research bound, not an agent: a class that sets ``sees_hidden =
+True`` (``eval.oracle``) also gets the true games in ``Decision.hidden``, and only
+the arena (``eval.arena``) fills it.
 """
 
 from __future__ import annotations

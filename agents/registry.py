@@ -59,8 +59,8 @@ BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
 SPEC_FORMS = ", ".join(BUILTIN) + ", expert:OPTIONS, ckpt:PATH"
 """Every form an agent spec takes, for the programs' help texts."""
 
-NO_ORACLE = ("oracle: sees hidden cards, so it plays only where the arena hands them over "
-             "(rummy500 eval, rummy500 ladder)")
+NO_ORACLE = ("oracle: sees hidden cards, so only rummy500 eval and rummy500 ladder "
+             "accept it")
 """Why a program outside the arena refuses the oracle."""
 
 
@@ -96,9 +96,10 @@ def is_oracle(spec: str) -> bool:
     return name == "oracle" or name.startswith("oracle:")
 
 
-def check_spec(spec: str) -> None:
+def check_spec(spec: str, forms: str = SPEC_FORMS) -> None:
     """Raise ``ValueError`` (one line) unless ``spec`` names an agent; builds nothing, loads
-    no file (configs check their agent lists with it before any work starts)."""
+    no file (configs check their agent lists with it before any work starts). ``forms``
+    is what the complaint about an unknown name lists."""
     name = spec.strip().lower()
     if is_oracle(name):
         raise ValueError(NO_ORACLE)
@@ -110,8 +111,7 @@ def check_spec(spec: str) -> None:
 
         ExpertBudget.parse(spec.strip()[len("expert:"):])
     elif name not in BUILTIN:
-        raise ValueError(f"unknown agent {spec!r}; known: {sorted(BUILTIN)}, "
-                         "expert:OPTIONS or ckpt:PATH")
+        raise ValueError(f"unknown agent {spec!r}; known: {forms}")
 
 
 def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:

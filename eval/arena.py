@@ -271,8 +271,8 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                     continue
                 seats = state.current_player[rows]
                 view = player_view(rules, state, seats, rows, points=tables.points)
-                asked = time.perf_counter()
                 hidden = state.select(rows) if getattr(agent, "sees_hidden", False) else None
+                asked = time.perf_counter()
                 chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
                                             hidden=hidden))
                 agent_seconds[k] += time.perf_counter() - asked

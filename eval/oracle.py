@@ -27,7 +27,15 @@ import numpy as np
 from agents.base import Agent
 from agents.expert import ExpertAgent, ExpertBudget
 from agents.registry import SPEC_FORMS, check_spec, is_oracle, make_agent
-from rummy_env.core import Decision, PlayerView, Rules, State, sample_worlds
+from rummy_env.core import (
+    Decision,
+    PlayerView,
+    Rules,
+    State,
+    fresh_deal_keys,
+    sample_worlds,
+    shuffle_prefixes,
+)
 from rummy_env.core.view import relative_order
 
 SEES = ("hands", "all")
@@ -39,8 +47,8 @@ ARENA_FORMS = SPEC_FORMS + ", oracle[:OPTIONS] (sees hidden cards: a bound, not 
 
 
 def parse_sees(text: str) -> str:
-    """``hands``, ``all`` or a share strictly between 0 and 1 (as given); a one-line
-    ``ValueError`` otherwise."""
+    """``hands``, ``all`` or a share strictly between 0 and 1 (written the shortest way, so
+    ``0.50`` and ``.5`` name one agent); a one-line ``ValueError`` otherwise."""
     sees = text.strip().lower()
     if sees in SEES:
         return sees
@@ -51,7 +59,7 @@ def parse_sees(text: str) -> str:
     if not 0.0 < share < 1.0:
         raise ValueError(f"oracle: sees must be one of {', '.join(SEES)} or a share between 0 "
                          f"and 1, got {text.strip()!r}")
-    return sees
+    return f"{share:g}"
 
 
 def parse_oracle(options: str) -> tuple[str, ExpertBudget]:
@@ -66,15 +74,19 @@ def parse_oracle(options: str) -> tuple[str, ExpertBudget]:
     try:
         return sees, ExpertBudget.parse(",".join(rest))
     except ValueError as e:
-        raise ValueError(str(e).replace("expert:", "oracle:", 1)) from None
+        raise as_oracle_error(e) from None
+
+
+def as_oracle_error(error: ValueError) -> ValueError:
+    """The expert's one-line complaint about a budget, told of the oracle (whose options
+    also take ``sees=``)."""
+    text = str(error).replace("expert:", "oracle:", 1)
+    return ValueError(text.replace("; options are ", "; options are sees=hands|all|SHARE, ", 1))
 
 
 def shuffle_stock(state: State, rng: np.random.Generator) -> None:
     """Put each game's stock cards in a fresh random order (in place)."""
-    width = state.stock.shape[1]
-    in_stock = np.arange(width)[None, :] < state.stock_size[:, None]
-    keys = np.where(in_stock, rng.random(state.stock.shape), 2.0)
-    state.stock[:] = np.take_along_axis(state.stock, np.argsort(keys, axis=1), axis=1)
+    state.stock[:] = shuffle_prefixes(state.stock, state.stock_size, rng)
 
 
 class OracleAgent(ExpertAgent):
@@ -106,8 +118,7 @@ class OracleAgent(ExpertAgent):
         worlds = truth.select(np.repeat(np.arange(rows.size), self.budget.worlds))
         if self.sees == "hands":
             shuffle_stock(worlds, self.rng)
-        worlds.key[:] = self.rng.integers(0, np.iinfo(np.int64).max, worlds.batch_size,
-                                          dtype=np.int64).astype(np.uint64)
+        worlds.key[:] = fresh_deal_keys(worlds.batch_size, self.rng)
         return worlds
 
     def partly_seen_worlds(self, truth: State, view: PlayerView, share: float) -> State:
@@ -130,7 +141,10 @@ def make_oracle(options: str, rules: Rules, seed: int = 0) -> OracleAgent:
     """The oracle of ``options`` (the text after ``oracle:``; '' = sees=hands, the expert's
     default budget)."""
     sees, budget = parse_oracle(options)
-    return OracleAgent(rules, seed, sees, budget)
+    try:
+        return OracleAgent(rules, seed, sees, budget)
+    except ValueError as e:  # e.g. guide=champion under rules no champion plays
+        raise as_oracle_error(e) from None
 
 
 def check_arena_spec(spec: str) -> None:
@@ -139,7 +153,7 @@ def check_arena_spec(spec: str) -> None:
     if is_oracle(spec):
         parse_oracle(spec.strip()[len("oracle:"):])
     else:
-        check_spec(spec)
+        check_spec(spec, forms=ARENA_FORMS)
 
 
 def make_arena_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
@@ -147,4 +161,5 @@ def make_arena_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
     that play through the arena, which hands it the true games."""
     if is_oracle(spec):
         return make_oracle(spec.strip()[len("oracle:"):], rules, seed)
+    check_spec(spec, forms=ARENA_FORMS)
     return make_agent(spec, rules, seed)

@@ -15,7 +15,7 @@ import pytest
 from agents.random_agent import RandomAgent
 from agents.registry import NO_ORACLE, make_agent
 from eval.arena import play_match
-from eval.oracle import OracleAgent, make_arena_agent, make_oracle
+from eval.oracle import OracleAgent, check_arena_spec, make_arena_agent, make_oracle
 from rummy_env.core import Decision, Rules, legal_mask, player_view
 from tests.test_agents import redeal_hidden
 from tests.test_expert import positions, run_cli
@@ -25,6 +25,7 @@ TINY = "guide=sharp,worlds=3,candidates=3,horizon=12"
 
 
 def decision_of(rules: Rules, state) -> Decision:
+    """A decision for every game of ``state``, the true games handed over as the arena does."""
     return Decision(rules, legal_mask(rules, state), player_view(rules, state), hidden=state)
 
 
@@ -45,7 +46,8 @@ def test_worlds_are_the_true_games(sees):
     if sees == "all":
         assert not reordered.any()
     else:
-        assert reordered[truth.stock_size > 1].all()
+        # a few-card stock may come out in its old order by chance; a long one may not
+        assert reordered[truth.stock_size > 8].all() and reordered.mean() > 0.5
 
 
 def test_a_share_shows_that_much_of_the_other_hands():
@@ -109,6 +111,7 @@ def test_the_arena_hands_the_true_games_only_to_agents_that_ask():
 def test_it_names_its_budget():
     rules = Rules()
     assert make_arena_agent("oracle:sees=0.5", rules).name == "oracle:sees=0.5"
+    assert make_arena_agent("oracle:sees=.50", rules).name == "oracle:sees=0.5"
     assert make_arena_agent("oracle", rules).name == "oracle"
     oracle = make_arena_agent("oracle:sees=all, worlds=16", rules)
     assert isinstance(oracle, OracleAgent)
@@ -120,7 +123,8 @@ def test_it_names_its_budget():
     ("oracle:sees=stock", "sees must be one of hands, all or a share"),
     ("oracle:sees=1.5", "sees must be one of hands, all or a share"),
     ("oracle:worlds=0", "oracle: worlds=0 is outside"),
-    ("oracle:peek=1", "oracle: bad option"),
+    ("oracle:peek=1", "oracle: bad option .*options are sees=hands|all|SHARE, worlds=N"),
+    ("oracle:sees=nan", "sees must be one of hands, all or a share"),
 ])
 def test_bad_options_say_why_in_one_line(spec, reason):
     with pytest.raises(ValueError, match=reason) as e:
@@ -128,10 +132,31 @@ def test_bad_options_say_why_in_one_line(spec, reason):
     assert "\n" not in str(e.value)
 
 
+def test_a_guide_that_cannot_play_is_told_of_the_oracle():
+    with pytest.raises(ValueError, match="^oracle: guide=champion: "):
+        make_arena_agent("oracle:guide=champion", Rules(players=3))
+
+
+@pytest.mark.parametrize("spec, ok", [
+    ("oracle", True), ("oracle:sees=0.9,worlds=16", True), ("sharp", True),
+    ("expert:worlds=4", True), ("ckpt:any.pt", True), ("oracle:sees=2", False),
+    ("grandmaster", False),
+])
+def test_the_arena_programs_check_their_agents_before_any_work(spec, ok):
+    if ok:
+        check_arena_spec(spec)
+        return
+    with pytest.raises(ValueError) as e:
+        check_arena_spec(spec)
+    assert "\n" not in str(e.value)
+    if spec == "grandmaster":  # the arena's programs name the oracle among the known forms
+        assert "oracle[:OPTIONS]" in str(e.value)
+
+
 def test_programs_outside_the_arena_refuse_it():
-    with pytest.raises(ValueError, match="plays only where the arena"):
+    with pytest.raises(ValueError, match="only rummy500 eval and rummy500 ladder"):
         make_agent("oracle", Rules())
-    with pytest.raises(ValueError, match="plays only where the arena"):
+    with pytest.raises(ValueError, match="only rummy500 eval and rummy500 ladder"):
         load_config(None, ["opponents=[sharp, oracle]"])
     rules = Rules()
     state = positions(rules, 32, seed=1)

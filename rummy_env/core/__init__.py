@@ -94,7 +94,13 @@ from .stream import GameStream
 from .table import layoff_fits
 from .table_cache import TableCache
 from .view import PlayerView, player_view
-from .worlds import provisional_scores, sample_worlds, unseen_counts
+from .worlds import (
+    fresh_deal_keys,
+    provisional_scores,
+    sample_worlds,
+    shuffle_prefixes,
+    unseen_counts,
+)
 
 __all__ = [
     "ActionLayout", "BatchRecorder", "Decision", "GameRecord", "GameStream", "JOKER", "KIND_RUN",
@@ -112,6 +118,6 @@ __all__ = [
     "meld_cards", "obs_layout",
     "observation_bounds", "observation_size", "observe", "observe_one", "parse_card", "player_view",
     "provisional_scores", "rank_of", "rank_points", "read_records", "replay", "run_allowed",
-    "sample_legal", "sample_worlds", "unseen_counts",
+    "sample_legal", "sample_worlds", "unseen_counts", "fresh_deal_keys", "shuffle_prefixes",
     "shuffled_decks", "snapshot", "step", "step_inplace", "suit_of", "widening", "write_records",
 ]

@@ -66,6 +66,19 @@ def unseen_counts(rules: Rules, view: PlayerView) -> np.ndarray:
     return deck_counts(rules)[None, :] - seen
 
 
+def shuffle_prefixes(rows: np.ndarray, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``rows`` [n, width] with the first ``sizes[i]`` entries of each row in a fresh random
+    order (the entries after them stay in place)."""
+    filled = np.arange(rows.shape[1])[None, :] < np.asarray(sizes)[:, None]
+    keys = np.where(filled, rng.random(rows.shape), 2.0)
+    return np.take_along_axis(rows, np.argsort(keys, axis=1), axis=1)
+
+
+def fresh_deal_keys(n: int, rng: np.random.Generator) -> np.ndarray:
+    """uint64 [n]: new deal keys, so that the hands after the current one are dealt afresh."""
+    return rng.integers(0, np.iinfo(np.int64).max, n, dtype=np.int64).astype(np.uint64)
+
+
 def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
                   rng: np.random.Generator) -> State:
     """``n_worlds`` complete games per position of ``view``, consistent with it (batch n * W).
@@ -94,9 +107,7 @@ def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
     first = np.cumsum(hidden) - hidden
     pool = np.full((n, width), -1, np.int64)
     pool[rows, np.arange(rows.size) - first[rows]] = cards
-    pool = np.repeat(pool, w, axis=0)
-    keys = np.where(pool >= 0, rng.random(pool.shape), 2.0)
-    pool = np.take_along_axis(pool, np.argsort(keys, axis=1), axis=1)
+    pool = shuffle_prefixes(np.repeat(pool, w, axis=0), np.repeat(hidden, w), rng)
 
     # The first cards go to the other seats' unknown slots in turn, the rest to the stock.
     bounds = np.repeat(np.cumsum(unknown, axis=1), w, axis=0)  # [nW, P-1]
@@ -144,7 +155,7 @@ def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
     state.hand_number[:] = per_world(view.hand_number)
     state.dealer[:] = (per_world(view.dealer) + seat) % p
     state.totals[b[:, None], order] = per_world(view.totals)
-    state.key[:] = rng.integers(0, np.iinfo(np.int64).max, n * w, dtype=np.int64).astype(np.uint64)
+    state.key[:] = fresh_deal_keys(n * w, rng)
     return state
 
 
