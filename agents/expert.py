@@ -123,8 +123,7 @@ class ExpertBudget:
             key, eq, text = item.partition("=")
             key, text = key.strip().lower(), text.strip()
             if not eq or key not in cls.LIMITS:
-                raise ValueError(f"expert: bad option {item!r}; options are "
-                                 f"{', '.join(f'{k}=N' for k in cls.LIMITS)}")
+                raise ValueError(f"expert: bad option {item!r}; options are {cls.forms()}")
             kind = type(getattr(cls, key))
             if kind is str:
                 if text.lower() not in cls.LIMITS[key]:
@@ -142,6 +141,12 @@ class ExpertBudget:
                 raise ValueError(f"expert: {key}={value} is outside {lo}..{hi}")
             values[key] = value
         return cls(**values)
+
+    @classmethod
+    def forms(cls) -> str:
+        """Every option and what it takes: ``worlds=N, ..., guide=auto|champion|sharp``."""
+        return ", ".join(f"{k}={'|'.join(v) if isinstance(v[0], str) else 'N'}"
+                         for k, v in cls.LIMITS.items())
 
     def spec(self) -> str:
         """The agent name that gives this budget (``expert`` for the default)."""

@@ -67,7 +67,7 @@ def test_spec_sets_the_budget():
 @pytest.mark.parametrize("spec, reason", [
     ("expert:worlds=0", "outside"),
     ("expert:worlds=many", "integer"),
-    ("expert:depth=3", "bad option"),
+    ("expert:depth=3", r"bad option .* guide=auto\|champion\|sharp, rivals=guide\|mixed"),
     ("expert:worlds", "bad option"),
     ("expert:trust=x", "number"),
     ("expert:guide=oracle", "one of auto, champion, sharp"),

@@ -123,7 +123,7 @@ def test_it_names_its_budget():
     ("oracle:sees=stock", "sees must be one of hands, all or a share"),
     ("oracle:sees=1.5", "sees must be one of hands, all or a share"),
     ("oracle:worlds=0", "oracle: worlds=0 is outside"),
-    ("oracle:peek=1", "oracle: bad option .*options are sees=hands|all|SHARE, worlds=N"),
+    ("oracle:peek=1", r"oracle: bad option .*options are sees=hands\|all\|SHARE, worlds=N"),
     ("oracle:sees=nan", "sees must be one of hands, all or a share"),
 ])
 def test_bad_options_say_why_in_one_line(spec, reason):
