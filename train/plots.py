@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 LOSS_PANELS = (
     ("losses/policy_loss", "policy loss", "linear"),
@@ -44,7 +45,7 @@ def smooth(values: np.ndarray, weight: float = 0.9) -> np.ndarray:
     return out
 
 
-def interp_extended(x, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
+def interp_extended(x: ArrayLike, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     """``np.interp``, continued past both ends along the first and last segments (a
     secondary axis asks for ticks beyond the data; clamped, they would pile up at its
     ends)."""
@@ -55,6 +56,18 @@ def interp_extended(x, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     y[lo] = fp[0] + (flat[lo] - xp[0]) * (fp[1] - fp[0]) / (xp[1] - xp[0])
     y[hi] = fp[-1] + (flat[hi] - xp[-1]) * (fp[-1] - fp[-2]) / (xp[-1] - xp[-2])
     return y.reshape(x.shape)
+
+
+def running_minutes(wall: np.ndarray, pause_s: float = 60.0) -> np.ndarray:
+    """Minutes the run was running at each of the sorted wall times ``wall``: a gap of
+    more than ``pause_s`` and twenty times the usual spacing between two scalars (a run
+    stopped and resumed later) counts as the usual spacing, not as training time."""
+    gaps = np.diff(wall)
+    if gaps.size == 0:
+        return np.zeros_like(wall)
+    usual = float(np.median(gaps))
+    gaps = np.where(gaps > max(pause_s, 20 * usual), usual, gaps)
+    return np.concatenate([[0.0], np.cumsum(gaps)]) / 60
 
 
 def _series(scalars: dict, tag: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -93,9 +106,11 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     top.set(title="learner win rate, duplicate games (band: 95% interval)",
             xlabel="agent steps", ylabel="win rate", ylim=(0, 1.02))
     top.legend(loc="lower right", ncol=min(4, len(win_tags)), fontsize=9)
-    # Minutes since the run's first scalar, read off the densest series (one per update).
+    # Minutes of running since the run's first scalar, read off the densest series (one
+    # per update); a stop and resume's pause is left out.
     at, _, wall = _series(scalars, "charts/SPS" if "charts/SPS" in scalars else win_tags[0])
-    minutes = (wall - min(w for events in scalars.values() for _, _, w in events)) / 60
+    first = min(w for events in scalars.values() for _, _, w in events)
+    minutes = running_minutes(np.concatenate([[first], wall]))[1:]
     if at.size > 1 and np.all(np.diff(at) > 0) and np.all(np.diff(minutes) > 0):
         top.secondary_xaxis("top", functions=(lambda s: interp_extended(s, at, minutes),
                                               lambda m: interp_extended(m, minutes, at))
