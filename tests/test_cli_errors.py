@@ -48,6 +48,8 @@ def assert_refused(done: subprocess.CompletedProcess, *words: str) -> None:
     (["demo", "--players", "0"], ["players"]),
     (["demo", "--set", "target"], ["target", "key=value"]),
     (["play", "--seed", "x"], ["--seed"]),
+    (["eval", "--agents", "sharp"], ["--agents", "at least two", "sharp sharp"]),
+    (["serve", "--port", "99999"], ["--port", "0 to 65535"]),
 ])
 def test_bad_arguments_are_refused_in_one_line(args: list[str], words: list[str]) -> None:
     assert_refused(rummy500(*args), *words)
@@ -65,7 +67,18 @@ def test_eval_checks_its_output_paths_before_playing(tmp_path: Path) -> None:
     a_file.write_text("keep me")
     assert_refused(rummy500("eval", "--agents", "random", "random", "--out", str(a_file)),
                    "--out", "not a folder")
+    assert_refused(rummy500("eval", "--agents", "random", "random", "--record",
+                            str(a_file / "games.jsonl")), "--record", "is a file, not a folder")
     assert a_file.read_text() == "keep me"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_folder_that_refuses_new_files_is_found_out_before_playing() -> None:
+    """/proc takes no new file, even from root, whom permission bits do not stop."""
+    assert_refused(rummy500("eval", "--agents", "random", "random", "--out", "/proc/rummy"),
+                   "--out", "cannot create files in /proc")
+    assert_refused(rummy500("eval", "--agents", "random", "random", "--record",
+                            "/proc/games.jsonl"), "--record", "cannot create files in /proc")
 
 
 def test_play_checks_its_record_path_before_the_game(tmp_path: Path) -> None:
@@ -96,6 +109,15 @@ def test_a_cut_last_line_loses_only_that_game(records: Path, tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("replay matches the record") == 3
     assert "warning:" in done.stderr and "cut last line" in done.stderr
+
+
+def test_replay_refuses_a_file_with_no_game_in_it(tmp_path: Path) -> None:
+    not_records = tmp_path / "notes.txt"
+    not_records.write_text("my notes, not games")
+    assert_refused(rummy500("replay", str(not_records)), "holds no game record")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert_refused(rummy500("replay", str(empty)), "holds no game record")
 
 
 def test_replay_into_a_closed_pipe_ends_quietly(records: Path) -> None:

@@ -109,6 +109,14 @@ def test_play_in_a_terminal_survives_bad_input_and_leaves_on_ctrl_c() -> None:
     assert "bye" in term.screen
 
 
+def test_play_leaves_when_the_person_types_quit() -> None:
+    term = Terminal("--opponents", "random", "--seed", "6")
+    term.read_until("q to quit")
+    term.type("quit")
+    assert term.close() == 0
+    assert "bye" in term.screen and "cannot read" not in term.screen
+
+
 def test_play_leaves_cleanly_on_sigterm() -> None:
     term = Terminal("--opponents", "random", "--seed", "6")
     term.read_until("your move")

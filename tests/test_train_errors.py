@@ -121,6 +121,17 @@ def test_bad_setting_is_refused_in_one_line_before_any_work(case, bad_setting_re
     assert not runs.exists(), "a refused run must not create its run folder"
 
 
+def test_a_run_folder_that_cannot_be_made_is_refused_before_any_work(tmp_path: Path) -> None:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep me")
+    for run_dir, words in ((a_file, "exists and is not a folder"),
+                           (a_file / "runs", "a_file is a file, not a folder")):
+        done = subprocess.run(cli(*TINY, f"run_dir={run_dir}"), cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert_one_line_refusal(done, "run_dir", words)
+    assert a_file.read_text() == "keep me"
+
+
 def test_settings_shorthands_and_rllib_share_the_checks() -> None:
     assert load_config(None, ["opponents=random"]).opponents == ["random"]
     assert load_config(None, ["learning_rate=3e-4", "max_minutes=2"]).max_minutes == 2.0

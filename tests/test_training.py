@@ -277,6 +277,15 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
     assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
 
 
+def test_the_curves_of_a_folder_not_there_are_refused_in_one_line(tmp_path, capsys):
+    from train.plots import main
+
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path / "no_such_run")])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith("no such run folder")
+
+
 def test_the_curves_clock_runs_on_past_the_data():
     """The plot's minutes axis maps steps to minutes inside the run as np.interp does, and
     beyond it along the end segments, so its ticks past the data do not pile up."""

@@ -82,6 +82,8 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if not Path(run_dir).is_dir():
+        raise ValueError(f"{run_dir}: no such run folder")
     scalars = read_scalars(run_dir)
     win_tags = sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate"))
     if not win_tags:

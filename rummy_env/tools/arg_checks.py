@@ -8,7 +8,7 @@ path can be written, so that a long run never ends in a crash on its last line.
 from __future__ import annotations
 
 import argparse
-import os
+import tempfile
 from pathlib import Path
 
 
@@ -43,6 +43,14 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def port_number(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: any free one)."""
+    value = _number(int, text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port (0 to 65535)")
+    return value
+
+
 MIN_BOOTSTRAP = 10
 """Fewest bootstrap resamples that give a rating interval at all."""
 
@@ -64,31 +72,59 @@ def positive_float(text: str) -> float:
     return value
 
 
-def check_output_file(parser: argparse.ArgumentParser, path: str | None, flag: str) -> None:
-    """Exit with a one-line reason unless ``path`` can be created or appended to."""
-    if path is None:
-        return
+def _cannot_create_in(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` (tried for real: permission bits do not bind
+    root, and some file systems refuse every new file), or None."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        return f"cannot create files in {folder} ({e.strerror or e})"
+    return None
+
+
+def output_file_problem(path: str) -> str | None:
+    """Why ``path`` cannot be created or appended to (one line), or None."""
     target = Path(path)
     if target.is_dir():
-        parser.error(f"{flag} {path}: is a folder; give a file name")
+        return "is a folder; give a file name"
     folder = target.parent if str(target.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        return f"{folder} is a file, not a folder"
     if not folder.is_dir():
-        parser.error(f"{flag} {path}: folder {folder} does not exist")
-    if target.exists() and not os.access(target, os.W_OK):
-        parser.error(f"{flag} {path}: the file is not writable")
-    if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
-        parser.error(f"{flag} {path}: cannot create files in {folder}")
+        return f"folder {folder} does not exist"
+    if not target.exists():
+        return _cannot_create_in(folder)
+    try:
+        with open(target, "a"):  # appending nothing changes nothing
+            pass
+    except OSError as e:
+        return f"the file is not writable ({e.strerror or e})"
+    return None
+
+
+def output_dir_problem(path: str) -> str | None:
+    """Why ``path`` is not, and cannot be made, a folder to write in (one line), or None."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        return "exists and is not a folder"
+    existing = target
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    return _cannot_create_in(existing)
+
+
+def check_output_file(parser: argparse.ArgumentParser, path: str | None, flag: str) -> None:
+    """Exit with a one-line reason unless ``path`` can be created or appended to."""
+    problem = None if path is None else output_file_problem(path)
+    if problem:
+        parser.error(f"{flag} {path}: {problem}")
 
 
 def check_output_dir(parser: argparse.ArgumentParser, path: str | None, flag: str) -> None:
     """Exit with a one-line reason unless ``path`` is (or can be made) a writable folder."""
-    if path is None:
-        return
-    target = Path(path)
-    if target.exists() and not target.is_dir():
-        parser.error(f"{flag} {path}: exists and is not a folder")
-    existing = target
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        parser.error(f"{flag} {path}: cannot write in {existing}")
+    problem = None if path is None else output_dir_problem(path)
+    if problem:
+        parser.error(f"{flag} {path}: {problem}")

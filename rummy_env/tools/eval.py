@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "win rates and points per hand with 95% intervals.",
     )
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help=f"agents: {ARENA_FORMS} (at least one)")
+                   help=f"agents: {ARENA_FORMS} (at least two; sharp sharp plays Sharp "
+                        "against itself)")
     p.add_argument("--games", type=positive_int, default=200,
                    help="games to play, rounded up to whole seat rotations (default 200)")
     add_rules_arguments(p)
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         args_in = args_in[1:]
     parser = build_parser()
     args = parser.parse_args(args_in)
+    if len(args.agents) < 2:  # one agent in every seat wins every game: no measurement
+        parser.error(f"--agents: name at least two agents (e.g. {args.agents[0]} sharp, or "
+                     f"{args.agents[0]} {args.agents[0]} against itself)")
     rules = rules_from_args(parser, args)
     check_output_file(parser, args.record, "--record")
     check_output_dir(parser, args.out, "--out")
@@ -95,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     lineups, _ = match_games(len(agents), rules.players, args.games, args.duplicate,
                              kinds=kinds)
     print(f"playing {len(lineups):,} games ({len(seating_plan(len(agents), rules.players, kinds))}"
-          f" seatings{', duplicate deals' if args.duplicate else ''}); the progress bar shows "
-          "the time left", file=sys.stderr)
+          f" seatings{', duplicate deals' if args.duplicate else ''})"
+          f"{'' if args.no_progress else '; the progress bar shows the time left'}",
+          file=sys.stderr)
     recorder = BatchRecorder(rules, seed) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,

@@ -75,11 +75,22 @@ def render_for_seat(rules: Rules, state: State, seat: int, names: list[str]) -> 
     return "\n".join(lines)
 
 
+QUIT_WORDS = ("q", "quit", "exit")
+"""Answers that leave the game (as Ctrl-D and Ctrl-C do)."""
+
+
+class Quit(Exception):
+    """The person asked to leave the game."""
+
+
 def read_move(legal: list[str], action_ids, ask: Callable[[str], str],
               say: Callable[[str], None]) -> int:
-    """Ask until the person names a legal move (by number or text); returns its id."""
+    """Ask until the person names a legal move (by number or text); returns its id, or
+    raises ``Quit`` on one of ``QUIT_WORDS``."""
     while True:
-        answer = ask("your move (number or text, ? for the list): ").strip()
+        answer = ask("your move (number or text, ? for the list, q to quit): ").strip()
+        if answer.lower() in QUIT_WORDS:
+            raise Quit
         if answer in ("?", "help"):
             say("  " + "  ".join(f"[{i + 1}] {t}" for i, t in enumerate(legal)))
             continue
@@ -179,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(number, _leave)
     try:
         recorder = play_game(rules, opponents, seed, seat=args.seat)
-    except (KeyboardInterrupt, EOFError):
+    except (KeyboardInterrupt, EOFError, Quit):
         print("\nbye")
         return 0
     if args.record:

@@ -19,15 +19,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", action="store_true", help="wait for Enter after each move")
     args = parser.parse_args(argv)
 
-    def warn(message: str) -> None:
-        print(f"warning: {message}", file=sys.stderr)
-
+    damaged_end: list[str] = []
     try:
-        records = list(read_records(args.file, on_damaged_end=warn))
+        records = list(read_records(args.file, on_damaged_end=damaged_end.append))
     except (OSError, UnicodeDecodeError) as e:
         parser.error(f"cannot read {args.file}: {getattr(e, 'strerror', None) or e}")
     except ValueError as e:
         parser.error(str(e))
+    if not records:  # nothing to replay: an empty file, or one line that is no record
+        parser.error(f"{args.file} holds no game record"
+                     + (f": {damaged_end[0]}" if damaged_end else ""))
+    for message in damaged_end:
+        print(f"warning: {message}", file=sys.stderr)
     if args.game is not None and args.game >= len(records):
         parser.error(f"--game {args.game}: {args.file} holds {len(records)} record(s)"
                      + (f", 0..{len(records) - 1}" if records else ""))
@@ -57,4 +60,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from rummy_env.tools.cli import run_program
+
+    sys.exit(run_program(main, sys.argv[1:]))

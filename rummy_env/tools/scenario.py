@@ -95,4 +95,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from rummy_env.tools.cli import run_program
+
+    sys.exit(run_program(main, sys.argv[1:]))

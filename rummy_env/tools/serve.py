@@ -15,7 +15,7 @@ from types import FrameType
 
 from rummy_env.tools.arg_checks import (
     CommandParser,
-    non_negative_int,
+    port_number,
     positive_float,
     positive_int,
 )
@@ -30,7 +30,7 @@ def _stop(number: int, frame: FrameType | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="rummy500 serve", description=__doc__.split("\n")[0])
-    parser.add_argument("--port", type=non_negative_int, default=8500,
+    parser.add_argument("--port", type=port_number, default=8500,
                         help="port (default 8500; 0: any free)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from rummy_env.core import Rules
-from rummy_env.tools.arg_checks import CommandParser
+from rummy_env.tools.arg_checks import CommandParser, output_dir_problem
 from rummy_env.tools.rules_args import rules_command_line
 from train.config import load_config
 from train.config_checks import ConfigError
@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             cfg = resumed_config(args.resume, args.config, overrides)
         else:
             cfg = load_config(args.config, overrides)
+            check_run_dir(cfg.run_dir)
         from train.ppo import train
 
         result = train(cfg, resume=args.resume)
@@ -91,11 +92,19 @@ def main(argv: list[str] | None = None) -> int:
     for name, stats in result.last_eval.items():
         print(f"  vs {name}: win rate {stats['win_rate']:.3f}, "
               f"points/hand {stats['points_per_hand']:+.1f} ({stats['games']:.0f} games)")
-    best = result.run_dir / "best.pt"  # written by evaluations; none without them
-    played = best if best.exists() else result.run_dir / "last.pt"
-    print(f"checkpoint: {result.run_dir / 'last.pt'}  (play it: "
-          f"{eval_command(played, Rules.from_dict(cfg.rules))})")
+    last = result.run_dir / "last.pt"
+    print(f"checkpoint: {last}  (play it: {eval_command(last, Rules.from_dict(cfg.rules))})")
+    if (result.run_dir / "best.pt").exists():  # written by evaluations; none without them
+        print(f"  best.pt beside it: the checkpoint its {cfg.eval_games}-game evaluations "
+              "rated highest")
     return 0
+
+
+def check_run_dir(run_dir: str) -> None:
+    """A one-line ``ConfigError`` unless ``run_dir`` is, or can be made, a folder to write in."""
+    problem = output_dir_problem(run_dir)
+    if problem:
+        raise ConfigError(f"config: run_dir={run_dir}: {problem}")
 
 
 def _main_rllib(args: argparse.Namespace) -> int:
@@ -110,6 +119,7 @@ def _main_rllib(args: argparse.Namespace) -> int:
         return _fail(f"--backend rllib needs Ray RLlib: pip install -e '.[rllib]' ({e})")
     try:
         cfg = load_rllib_config(args.config, args.overrides)
+        check_run_dir(cfg.run_dir)
     except ConfigError as e:
         return _fail(str(e))
     if args.device == "cuda":
