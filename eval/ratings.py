@@ -7,8 +7,11 @@ by the minorise-maximise iteration (Hunter 2004), with ``prior`` virtual half
 wins each way per pair so that an agent that won every game still gets a
 finite rating. Ratings are 400 log10(s) centred on 1500: a 200-point gap means
 the stronger agent is expected to win about 76% of their meetings.
-``rate_match`` resamples whole clusters (deals under ``--duplicate``, otherwise
-games) to give each rating a 95% interval.
+``rate_match`` gives each rating a 95% interval, the wider of two bootstraps:
+one resamples whole clusters (deals under ``--duplicate``, otherwise games), which
+keeps what a deal's games share; the other redraws every pair's results from the
+fitted ratings, which still shows doubt where every game went the same way (the
+first then resamples identical clusters and would claim an exact rating).
 """
 
 from __future__ import annotations
@@ -86,13 +89,32 @@ def rate_match(match: MatchResult, bootstrap: int = 200, seed: int = 0) -> dict[
     cn = np.zeros((n_clusters, k, k))
     np.add.at(cw, cluster, score)
     np.add.at(cn, cluster, met)
-    rating = to_elo(bradley_terry(cw.sum(axis=0), cn.sum(axis=0)))
+    games = cn.sum(axis=0)
+    strength = bradley_terry(cw.sum(axis=0), games)
+    rating = to_elo(strength)
     rng = np.random.default_rng(seed)
-    samples = np.empty((bootstrap, k))
+    by_cluster, redrawn = np.empty((bootstrap, k)), np.empty((bootstrap, k))
     for i in range(bootstrap):
         pick = rng.integers(0, n_clusters, n_clusters)
-        samples[i] = to_elo(bradley_terry(cw[pick].sum(axis=0), cn[pick].sum(axis=0)))
-    lo, hi = (np.percentile(samples, [2.5, 97.5], axis=0) if bootstrap
-              else (np.full(k, np.nan), np.full(k, np.nan)))
+        by_cluster[i] = to_elo(bradley_terry(cw[pick].sum(axis=0), cn[pick].sum(axis=0)))
+        redrawn[i] = to_elo(bradley_terry(redraw_wins(strength, games, rng), games))
+    if not bootstrap:
+        lo = hi = np.full(k, np.nan)
+    else:
+        lo = np.minimum(*(np.percentile(x, 2.5, axis=0) for x in (by_cluster, redrawn)))
+        hi = np.maximum(*(np.percentile(x, 97.5, axis=0) for x in (by_cluster, redrawn)))
     return {name: {"rating": float(rating[a]), "lo": float(lo[a]), "hi": float(hi[a])}
             for a, name in enumerate(match.agent_names)}
+
+
+def redraw_wins(strength: np.ndarray, games: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """wins [k, k]: each pair's ``games`` replayed as coin flips at the odds of ``strength``
+    (a's wins over b and b's over a add up to their games)."""
+    p = strength[:, None] / (strength[:, None] + strength[None, :])
+    upper = np.triu(np.ones_like(games, dtype=bool), k=1)
+    wins = np.zeros_like(games, dtype=np.float64)
+    n = np.round(games[upper]).astype(np.int64)
+    won = rng.binomial(n, p[upper])
+    wins[upper] = won
+    wins.T[upper] = n - won
+    return wins

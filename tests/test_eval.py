@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
-from eval.arena import match_games, play_games, play_match, seating_plan
+from eval.arena import MatchResult, match_games, play_games, play_match, seating_plan
 from eval.bench_agents import bench_agents
-from eval.ratings import bradley_terry, to_elo
+from eval.ratings import bradley_terry, rate_match, to_elo
 from eval.report import build_report, markdown
 from eval.stats import (
     clustered_win_rate,
@@ -105,6 +105,34 @@ def test_bradley_terry_recovers_odds():
 def test_bradley_terry_stays_finite_on_a_clean_sweep():
     s = bradley_terry(np.array([[0, 10.0], [0, 0]]), np.array([[0, 10.0], [10, 0]]))
     assert np.isfinite(s).all() and s[0] > s[1]
+
+
+def sweep_match(games: int, first_wins: int, duplicate: bool) -> MatchResult:
+    """Two agents, ``games`` games (two per deal), agent 0 winning the first ``first_wins``."""
+    lineups = np.tile([[0, 1], [1, 0]], (games // 2, 1))
+    won = np.arange(games) < first_wins  # whether agent 0 won game g
+    seat_of_0 = np.where(lineups[:, 0] == 0, 0, 1)
+    winner = np.where(won, seat_of_0, 1 - seat_of_0)
+    totals = np.full((games, 2), 300, np.int32)
+    totals[np.arange(games), winner] = 500
+    return MatchResult(["a", "b"], Rules(), 0, duplicate, lineups, np.arange(games) // 2,
+                       totals, winner, np.zeros(games, bool), np.ones(games, np.int64))
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_a_clean_sweep_of_few_games_is_not_rated_exactly(duplicate):
+    """Every resampled deal of a sweep is the same sweep; the interval must still show doubt."""
+    ratings = rate_match(sweep_match(8, 8, duplicate), bootstrap=200)
+    for r in ratings.values():
+        assert r["hi"] - r["lo"] > 100 and r["lo"] <= r["rating"] <= r["hi"]
+    assert ratings["a"]["rating"] > ratings["b"]["rating"]
+
+
+def test_rating_intervals_narrow_as_games_grow():
+    few = rate_match(sweep_match(20, 14, False), bootstrap=200)["a"]
+    many = rate_match(sweep_match(2000, 1400, False), bootstrap=200)["a"]
+    assert many["hi"] - many["lo"] < (few["hi"] - few["lo"]) / 4
+    assert many["lo"] < many["rating"] < many["hi"]
 
 
 # ----------------------------------------------------------------------------- seating
