@@ -7,11 +7,12 @@ by the minorise-maximise iteration (Hunter 2004), with ``prior`` virtual half
 wins each way per pair so that an agent that won every game still gets a
 finite rating. Ratings are 400 log10(s) centred on 1500: a 200-point gap means
 the stronger agent is expected to win about 76% of their meetings.
-``rate_match`` gives each rating a 95% interval, the wider of two bootstraps:
-one resamples whole clusters (deals under ``--duplicate``, otherwise games), which
-keeps what a deal's games share; the other redraws every pair's results from the
-fitted ratings, which still shows doubt where every game went the same way (the
-first then resamples identical clusters and would claim an exact rating).
+``rate_match`` gives each rating a 95% interval by resampling whole clusters
+(deals under ``--duplicate``, otherwise games), which keeps what a deal's games
+share. An agent whose every pairing went one way (all won or all lost) gets the
+wider of that and a second bootstrap that redraws every pair's results from the
+fitted ratings: resampled clusters of a sweep are the same sweep, and alone they
+would claim an exact rating.
 """
 
 from __future__ import annotations
@@ -89,22 +90,34 @@ def rate_match(match: MatchResult, bootstrap: int = 200, seed: int = 0) -> dict[
     cn = np.zeros((n_clusters, k, k))
     np.add.at(cw, cluster, score)
     np.add.at(cn, cluster, met)
-    games = cn.sum(axis=0)
-    strength = bradley_terry(cw.sum(axis=0), games)
+    wins, games = cw.sum(axis=0), cn.sum(axis=0)
+    strength = bradley_terry(wins, games)
     rating = to_elo(strength)
-    rng = np.random.default_rng(seed)
-    by_cluster, redrawn = np.empty((bootstrap, k)), np.empty((bootstrap, k))
-    for i in range(bootstrap):
-        pick = rng.integers(0, n_clusters, n_clusters)
-        by_cluster[i] = to_elo(bradley_terry(cw[pick].sum(axis=0), cn[pick].sum(axis=0)))
-        redrawn[i] = to_elo(bradley_terry(redraw_wins(strength, games, rng), games))
     if not bootstrap:
         lo = hi = np.full(k, np.nan)
     else:
-        lo = np.minimum(*(np.percentile(x, 2.5, axis=0) for x in (by_cluster, redrawn)))
-        hi = np.maximum(*(np.percentile(x, 97.5, axis=0) for x in (by_cluster, redrawn)))
+        rng = np.random.default_rng(seed)
+        samples = np.empty((bootstrap, k))
+        for i in range(bootstrap):
+            pick = rng.integers(0, n_clusters, n_clusters)
+            samples[i] = to_elo(bradley_terry(cw[pick].sum(axis=0), cn[pick].sum(axis=0)))
+        lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
+        swept = one_sided(wins, games)
+        if swept.any():
+            redraw_rng = np.random.default_rng([seed, 1])
+            redrawn = np.stack([to_elo(bradley_terry(redraw_wins(strength, games, redraw_rng),
+                                                     games)) for _ in range(bootstrap)])
+            lo = np.where(swept, np.minimum(lo, np.percentile(redrawn, 2.5, axis=0)), lo)
+            hi = np.where(swept, np.maximum(hi, np.percentile(redrawn, 97.5, axis=0)), hi)
     return {name: {"rating": float(rating[a]), "lo": float(lo[a]), "hi": float(hi[a])}
             for a, name in enumerate(match.agent_names)}
+
+
+def one_sided(wins: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """bool [k]: agents that won all or lost all of their games against each opponent met."""
+    met = games > 0
+    decided = (wins == 0) | (wins == games)
+    return (decided | ~met).all(axis=1) & met.any(axis=1)
 
 
 def redraw_wins(strength: np.ndarray, games: np.ndarray, rng: np.random.Generator) -> np.ndarray:
