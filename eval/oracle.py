@@ -47,8 +47,8 @@ ARENA_FORMS = SPEC_FORMS + ", oracle[:OPTIONS] (sees hidden cards: a bound, not 
 
 
 def parse_sees(text: str) -> str:
-    """``hands``, ``all`` or a share strictly between 0 and 1 (written the shortest way, so
-    ``0.50`` and ``.5`` name one agent); a one-line ``ValueError`` otherwise."""
+    """``hands``, ``all`` or a share strictly between 0 and 1 (written as Python writes the
+    number, so ``0.50`` and ``.5`` name one agent); a one-line ``ValueError`` otherwise."""
     sees = text.strip().lower()
     if sees in SEES:
         return sees
@@ -59,7 +59,7 @@ def parse_sees(text: str) -> str:
     if not 0.0 < share < 1.0:
         raise ValueError(f"oracle: sees must be one of {', '.join(SEES)} or a share between 0 "
                          f"and 1, got {text.strip()!r}")
-    return f"{share:g}"
+    return repr(share)
 
 
 def parse_oracle(options: str) -> tuple[str, ExpertBudget]:

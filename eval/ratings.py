@@ -10,9 +10,10 @@ the stronger agent is expected to win about 76% of their meetings.
 ``rate_match`` gives each rating a 95% interval by resampling whole clusters
 (deals under ``--duplicate``, otherwise games), which keeps what a deal's games
 share. An agent whose every pairing went one way (all won or all lost) gets the
-wider of that and a second bootstrap that redraws every pair's results from the
-fitted ratings: resampled clusters of a sweep are the same sweep, and alone they
-would claim an exact rating.
+wider of that and a second interval that draws each pairing's win chance from its
+Jeffreys posterior, Beta(wins + 1/2, losses + 1/2), and fits the ratings to those
+chances: resampled clusters of a sweep are the same sweep, and alone they would
+claim an exact rating, while the posterior leaves the sweep's far side wide open.
 """
 
 from __future__ import annotations
@@ -91,8 +92,7 @@ def rate_match(match: MatchResult, bootstrap: int = 200, seed: int = 0) -> dict[
     np.add.at(cw, cluster, score)
     np.add.at(cn, cluster, met)
     wins, games = cw.sum(axis=0), cn.sum(axis=0)
-    strength = bradley_terry(wins, games)
-    rating = to_elo(strength)
+    rating = to_elo(bradley_terry(wins, games))
     if not bootstrap:
         lo = hi = np.full(k, np.nan)
     else:
@@ -104,9 +104,10 @@ def rate_match(match: MatchResult, bootstrap: int = 200, seed: int = 0) -> dict[
         lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
         swept = one_sided(wins, games)
         if swept.any():
-            redraw_rng = np.random.default_rng([seed, 1])
-            redrawn = np.stack([to_elo(bradley_terry(redraw_wins(strength, games, redraw_rng),
-                                                     games)) for _ in range(bootstrap)])
+            draw_rng = np.random.default_rng([seed, 1])
+            redrawn = np.stack([to_elo(bradley_terry(posterior_wins(wins, games, draw_rng),
+                                                     games, prior=0.0))
+                                for _ in range(bootstrap)])
             lo = np.where(swept, np.minimum(lo, np.percentile(redrawn, 2.5, axis=0)), lo)
             hi = np.where(swept, np.maximum(hi, np.percentile(redrawn, 97.5, axis=0)), hi)
     return {name: {"rating": float(rating[a]), "lo": float(lo[a]), "hi": float(hi[a])}
@@ -120,14 +121,13 @@ def one_sided(wins: np.ndarray, games: np.ndarray) -> np.ndarray:
     return (decided | ~met).all(axis=1) & met.any(axis=1)
 
 
-def redraw_wins(strength: np.ndarray, games: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """wins [k, k]: each pair's ``games`` replayed as coin flips at the odds of ``strength``
-    (a's wins over b and b's over a add up to their games)."""
-    p = strength[:, None] / (strength[:, None] + strength[None, :])
-    upper = np.triu(np.ones_like(games, dtype=bool), k=1)
-    wins = np.zeros_like(games, dtype=np.float64)
-    n = np.round(games[upper]).astype(np.int64)
-    won = rng.binomial(n, p[upper])
-    wins[upper] = won
-    wins.T[upper] = n - won
-    return wins
+def posterior_wins(wins: np.ndarray, games: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """wins [k, k]: each pair's games split at a win chance drawn from its Jeffreys
+    posterior (strictly between 0 and 1, so a fit needs no prior to stay finite)."""
+    upper = np.triu(games > 0, k=1)
+    n, won = games[upper], wins[upper]
+    chance = np.clip(rng.beta(won + 0.5, n - won + 0.5), 1e-9, 1 - 1e-9)
+    out = np.zeros_like(games, dtype=np.float64)
+    out[upper] = n * chance
+    out.T[upper] = n * (1 - chance)
+    return out

@@ -72,6 +72,13 @@ def test_eval_checks_its_output_paths_before_playing(tmp_path: Path) -> None:
     assert a_file.read_text() == "keep me"
 
 
+def test_a_link_to_a_folder_not_there_is_refused_before_playing(tmp_path: Path) -> None:
+    link = tmp_path / "games.jsonl"
+    link.symlink_to(tmp_path / "gone" / "games.jsonl")
+    assert_refused(rummy500("eval", "--agents", "random", "random", "--record", str(link)),
+                   "--record", "does not exist")
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
 def test_a_folder_that_refuses_new_files_is_found_out_before_playing() -> None:
     """/proc takes no new file, even from root, whom permission bits do not stop."""

@@ -123,9 +123,11 @@ def sweep_match(games: int, first_wins: int, duplicate: bool) -> MatchResult:
 def test_a_clean_sweep_of_few_games_is_not_rated_exactly(duplicate):
     """Every resampled deal of a sweep is the same sweep; the interval must still show doubt."""
     ratings = rate_match(sweep_match(8, 8, duplicate), bootstrap=200)
-    for r in ratings.values():
-        assert r["hi"] - r["lo"] > 100 and r["lo"] <= r["rating"] <= r["hi"]
-    assert ratings["a"]["rating"] > ratings["b"]["rating"]
+    winner, loser = ratings["a"], ratings["b"]
+    assert winner["rating"] > loser["rating"]
+    # open on both sides, widest on the sweep's far side, where the data sets no bound
+    assert winner["lo"] < winner["rating"] - 50 and winner["hi"] > winner["rating"] + 200
+    assert loser["hi"] > loser["rating"] + 50 and loser["lo"] < loser["rating"] - 200
 
 
 def test_rating_intervals_narrow_as_games_grow():

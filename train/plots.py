@@ -58,15 +58,26 @@ def interp_extended(x: ArrayLike, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return y.reshape(x.shape)
 
 
-def running_minutes(wall: np.ndarray, pause_s: float = 60.0) -> np.ndarray:
-    """Minutes the run was running at each of the sorted wall times ``wall``: a gap of
-    more than ``pause_s`` and twenty times the usual spacing between two scalars (a run
-    stopped and resumed later) counts as the usual spacing, not as training time."""
+def resume_times(run_dir: str | Path) -> np.ndarray:
+    """Unix times at which the run was resumed: the creation times in the names of its
+    event files (``events.out.tfevents.<time>.<host>...``), all but the first."""
+    times = sorted(int(f.name.split(".")[3]) for f in Path(run_dir).glob("events.out.tfevents.*")
+                   if len(f.name.split(".")) > 3 and f.name.split(".")[3].isdigit())
+    return np.array(times[1:], dtype=np.float64)
+
+
+def running_minutes(wall: np.ndarray, resumes: np.ndarray) -> np.ndarray:
+    """Minutes the run was running at each of the sorted wall times ``wall``: a gap between
+    two scalars in which the run was resumed (a time of ``resumes``) counts as the usual
+    spacing, not as training time."""
     gaps = np.diff(wall)
     if gaps.size == 0:
         return np.zeros_like(wall)
     usual = float(np.median(gaps))
-    gaps = np.where(gaps > max(pause_s, 20 * usual), usual, gaps)
+    after = np.searchsorted(wall, np.asarray(resumes, np.float64), side="left")
+    paused = np.zeros(gaps.size, bool)
+    paused[after[(after > 0) & (after < wall.size)] - 1] = True  # the gap that holds it
+    gaps = np.where(paused, usual, gaps)
     return np.concatenate([[0.0], np.cumsum(gaps)]) / 60
 
 
@@ -112,7 +123,7 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     # per update); a stop and resume's pause is left out.
     at, _, wall = _series(scalars, "charts/SPS" if "charts/SPS" in scalars else win_tags[0])
     first = min(w for events in scalars.values() for _, _, w in events)
-    minutes = running_minutes(np.concatenate([[first], wall]))[1:]
+    minutes = running_minutes(np.concatenate([[first], wall]), resume_times(run_dir))[1:]
     if at.size > 1 and np.all(np.diff(at) > 0) and np.all(np.diff(minutes) > 0):
         top.secondary_xaxis("top", functions=(lambda s: interp_extended(s, at, minutes),
                                               lambda m: interp_extended(m, minutes, at))

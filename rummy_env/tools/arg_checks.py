@@ -85,7 +85,14 @@ def _cannot_create_in(folder: Path) -> str | None:
 
 def output_file_problem(path: str) -> str | None:
     """Why ``path`` cannot be created or appended to (one line), or None."""
-    target = Path(path)
+    try:
+        return _file_problem(Path(path).resolve())
+    except OSError as e:  # e.g. a folder on the way that may not be entered
+        return f"cannot reach it ({e.strerror or e})"
+
+
+def _file_problem(target: Path) -> str | None:
+    """``output_file_problem`` of an absolute path with its links followed."""
     if target.is_dir():
         return "is a folder; give a file name"
     folder = target.parent if str(target.parent) else Path(".")
@@ -105,7 +112,14 @@ def output_file_problem(path: str) -> str | None:
 
 def output_dir_problem(path: str) -> str | None:
     """Why ``path`` is not, and cannot be made, a folder to write in (one line), or None."""
-    target = Path(path)
+    try:
+        return _dir_problem(Path(path).resolve())
+    except OSError as e:
+        return f"cannot reach it ({e.strerror or e})"
+
+
+def _dir_problem(target: Path) -> str | None:
+    """``output_dir_problem`` of an absolute path with its links followed."""
     if target.exists() and not target.is_dir():
         return "exists and is not a folder"
     existing = target

@@ -95,8 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     last = result.run_dir / "last.pt"
     print(f"checkpoint: {last}  (play it: {eval_command(last, Rules.from_dict(cfg.rules))})")
     if (result.run_dir / "best.pt").exists():  # written by evaluations; none without them
-        print(f"  best.pt beside it: the checkpoint its {cfg.eval_games}-game evaluations "
-              "rated highest")
+        print("  best.pt beside it: the checkpoint the run's evaluations rated highest")
     return 0
 
 
