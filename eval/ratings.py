@@ -9,11 +9,12 @@ finite rating. Ratings are 400 log10(s) centred on 1500: a 200-point gap means
 the stronger agent is expected to win about 76% of their meetings.
 ``rate_match`` gives each rating a 95% interval by resampling whole clusters
 (deals under ``--duplicate``, otherwise games), which keeps what a deal's games
-share. An agent whose every pairing went one way (all won or all lost) gets the
-wider of that and a second interval that draws each pairing's win chance from its
-Jeffreys posterior, Beta(wins + 1/2, losses + 1/2), and fits the ratings to those
-chances: resampled clusters of a sweep are the same sweep, and alone they would
-claim an exact rating, while the posterior leaves the sweep's far side wide open.
+share. An agent whose every pairing went one way (all won or all lost), or whose
+resamples all agree, gets the wider of that and a second interval that draws
+each pairing's win chance from its Jeffreys posterior, Beta(wins + 1/2, losses +
+1/2), and fits the ratings to those chances: resampled clusters of a sweep are
+the same sweep, and alone they would claim an exact rating, while the posterior
+leaves the sweep's far side wide open.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def rate_match(match: MatchResult, bootstrap: int = 200, seed: int = 0) -> dict[
             pick = rng.integers(0, n_clusters, n_clusters)
             samples[i] = to_elo(bradley_terry(cw[pick].sum(axis=0), cn[pick].sum(axis=0)))
         lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
-        swept = one_sided(wins, games)
+        swept = one_sided(wins, games) | (hi <= lo)  # or clusters that all tell one story
         if swept.any():
             draw_rng = np.random.default_rng([seed, 1])
             redrawn = np.stack([to_elo(bradley_terry(posterior_wins(wins, games, draw_rng),

@@ -130,6 +130,12 @@ def test_a_clean_sweep_of_few_games_is_not_rated_exactly(duplicate):
     assert loser["hi"] > loser["rating"] + 50 and loser["lo"] < loser["rating"] - 200
 
 
+def test_one_deal_split_evenly_is_not_rated_exactly():
+    """One duplicate deal is one cluster: every resample is the same deal."""
+    for r in rate_match(sweep_match(2, 1, True), bootstrap=50).values():
+        assert r["hi"] - r["lo"] > 100 and r["lo"] < r["rating"] < r["hi"]
+
+
 def test_rating_intervals_narrow_as_games_grow():
     few = rate_match(sweep_match(20, 14, False), bootstrap=200)["a"]
     many = rate_match(sweep_match(2000, 1400, False), bootstrap=200)["a"]
