@@ -9,6 +9,7 @@ saves ``last.pt``, prints the command that resumes the run and exits with
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -25,7 +26,7 @@ USAGE_ERROR = 2
 def eval_command(checkpoint: Path, rules: Rules) -> str:
     """The command that plays ``checkpoint`` against Sharp in every other seat under the
     rules it was trained for."""
-    agents = [f"ckpt:{checkpoint}"] + ["sharp"] * (rules.players - 1)
+    agents = [shlex.quote(f"ckpt:{checkpoint}")] + ["sharp"] * (rules.players - 1)
     return " ".join(["rummy500 eval --agents", *agents, *rules_command_line(rules)])
 
 
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     if result.stopped_by is not None:
         print(f"stopped at step {result.global_step:,}: saved {result.run_dir / 'last.pt'}; "
-              f"resume with: rummy500 train --resume {result.run_dir}")
+              f"resume with: rummy500 train --resume {shlex.quote(str(result.run_dir))}")
         return 128 + result.stopped_by
     print(f"run: {result.run_dir}  steps: {result.global_step:,}  "
           f"updates: {result.updates}  SPS: {result.steps_per_second:,.0f}")
