@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -83,12 +84,18 @@ def _cannot_create_in(folder: Path) -> str | None:
     return None
 
 
+def _problem_at(path: str, problem_of: Callable[[Path], str | None]) -> str | None:
+    """``problem_of`` the absolute ``path`` with its links followed; a path that cannot be
+    looked at (a folder on the way that may not be entered) is a problem too."""
+    try:
+        return problem_of(Path(path).resolve())
+    except OSError as e:
+        return f"cannot reach it ({e.strerror or e})"
+
+
 def output_file_problem(path: str) -> str | None:
     """Why ``path`` cannot be created or appended to (one line), or None."""
-    try:
-        return _file_problem(Path(path).resolve())
-    except OSError as e:  # e.g. a folder on the way that may not be entered
-        return f"cannot reach it ({e.strerror or e})"
+    return _problem_at(path, _file_problem)
 
 
 def _file_problem(target: Path) -> str | None:
@@ -112,10 +119,7 @@ def _file_problem(target: Path) -> str | None:
 
 def output_dir_problem(path: str) -> str | None:
     """Why ``path`` is not, and cannot be made, a folder to write in (one line), or None."""
-    try:
-        return _dir_problem(Path(path).resolve())
-    except OSError as e:
-        return f"cannot reach it ({e.strerror or e})"
+    return _problem_at(path, _dir_problem)
 
 
 def _dir_problem(target: Path) -> str | None:
