@@ -22,6 +22,7 @@ import torch
 from agents.checkpoint import read_checkpoint
 from train.config import load_config
 from train.config_checks import ConfigError
+from train.plots import resume_times
 from train.rllib_backend import load_rllib_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,11 +235,14 @@ def test_resume_continues_the_same_run(finished_run: Path, tmp_path: Path) -> No
     resumed = tmp_path / "resumed"
     resumed.mkdir()
     shutil.copy(finished_run / "step_000000000064.pt", resumed / "last.pt")
+    for events in finished_run.glob("events.out.tfevents.*"):
+        shutil.copy(events, resumed / events.name)
     (resumed / "last.ptkilled.tmp").write_bytes(b"half a checkpoint")
     done = subprocess.run(cli("--resume", str(resumed)), cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert not list(resumed.glob("*.tmp"))
+    assert resume_times(resumed).size == 1  # the curves' clock finds the resume
     ours, theirs = read_checkpoint(resumed / "last.pt"), read_checkpoint(finished_run / "last.pt")
     assert ours["global_step"] == theirs["global_step"] == 128
     for key, value in theirs["state_dict"].items():
