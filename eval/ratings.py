@@ -103,14 +103,15 @@ def rate_match(match: MatchResult, bootstrap: int = 200, seed: int = 0) -> dict[
             pick = rng.integers(0, n_clusters, n_clusters)
             samples[i] = to_elo(bradley_terry(cw[pick].sum(axis=0), cn[pick].sum(axis=0)))
         lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
-        swept = one_sided(wins, games) | (hi <= lo)  # or clusters that all tell one story
-        if swept.any():
+        # A sweep, or clusters that all tell one story: the resamples show no doubt.
+        no_doubt = one_sided(wins, games) | (hi <= lo)
+        if no_doubt.any():
             draw_rng = np.random.default_rng([seed, 1])
             redrawn = np.stack([to_elo(bradley_terry(posterior_wins(wins, games, draw_rng),
                                                      games, prior=0.0))
                                 for _ in range(bootstrap)])
-            lo = np.where(swept, np.minimum(lo, np.percentile(redrawn, 2.5, axis=0)), lo)
-            hi = np.where(swept, np.maximum(hi, np.percentile(redrawn, 97.5, axis=0)), hi)
+            lo = np.where(no_doubt, np.minimum(lo, np.percentile(redrawn, 2.5, axis=0)), lo)
+            hi = np.where(no_doubt, np.maximum(hi, np.percentile(redrawn, 97.5, axis=0)), hi)
     return {name: {"rating": float(rating[a]), "lo": float(lo[a]), "hi": float(hi[a])}
             for a, name in enumerate(match.agent_names)}
 

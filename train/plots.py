@@ -61,8 +61,8 @@ def interp_extended(x: ArrayLike, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
 def resume_times(run_dir: str | Path) -> np.ndarray:
     """Unix times at which the run was resumed: the creation times in the names of its
     event files (``events.out.tfevents.<time>.<host>...``), all but the first."""
-    times = sorted(int(f.name.split(".")[3]) for f in Path(run_dir).glob("events.out.tfevents.*")
-                   if len(f.name.split(".")) > 3 and f.name.split(".")[3].isdigit())
+    stamps = (f.name.split(".")[3:4] for f in Path(run_dir).glob("events.out.tfevents.*"))
+    times = sorted(int(s[0]) for s in stamps if s and s[0].isdigit())
     return np.array(times[1:], dtype=np.float64)
 
 

@@ -32,8 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     for message in damaged_end:
         print(f"warning: {message}", file=sys.stderr)
     if args.game is not None and args.game >= len(records):
-        parser.error(f"--game {args.game}: {args.file} holds {len(records)} record(s)"
-                     + (f", 0..{len(records) - 1}" if records else ""))
+        parser.error(f"--game {args.game}: {args.file} holds {len(records)} record(s), "
+                     f"0..{len(records) - 1}")
     first = args.game or 0
     chosen = records if args.game is None else records[first: first + 1]
     for k, record in enumerate(chosen, start=first):
