@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.cardsense import action_kinds, card_tables, layoff_fits, melds_with, top_cards
+from rummy500.agents.cardsense import action_kinds, card_tables, layoff_fits, melds_with, top_cards
 from rummy_env.core import (
     JOKER,
     N_CARD_IDS,

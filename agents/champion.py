@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent
+from rummy500.agents.base import Agent
 from rummy_env.core import Rules
 
 CHAMPIONS = Path(__file__).resolve().parent / "champions"
@@ -26,7 +26,7 @@ def champion_files() -> list[Path]:
 def champion_checkpoint(rules: Rules) -> tuple[Path, dict[str, Any]]:
     """(path, data) of the shipped checkpoint trained for ``rules``; a one-line
     ``ValueError`` naming what differs in the nearest one when none is."""
-    from agents.checkpoint import read_checkpoint, rules_differences
+    from rummy500.agents.checkpoint import read_checkpoint, rules_differences
 
     made_for = []
     for path in champion_files():
@@ -45,8 +45,8 @@ def champion_checkpoint(rules: Rules) -> tuple[Path, dict[str, Any]]:
 
 def make_champion(rules: Rules, seed: int = 0) -> Agent:
     """The shipped champion trained for ``rules``, playing greedily."""
-    from agents.checkpoint import policy_from
-    from agents.torch_policy import TorchAgent
+    from rummy500.agents.checkpoint import policy_from
+    from rummy500.agents.torch_policy import TorchAgent
 
     path, payload = champion_checkpoint(rules)
     policy = policy_from(payload, path, rules)

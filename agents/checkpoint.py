@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from agents.torch_policy import build_policy
+from rummy500.agents.torch_policy import build_policy
 from rummy_env.core import OBS_VERSION, Rules, action_layout, observation_size
 
 FORMAT = 1

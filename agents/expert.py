@@ -48,9 +48,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from agents.cardsense import card_tables
-from agents.casual import protected_cards
-from agents.sharp import SharpAgent, SharpParams
+from rummy500.agents.cardsense import card_tables
+from rummy500.agents.casual import protected_cards
+from rummy500.agents.sharp import SharpAgent, SharpParams
 from rummy_env.core import (
     PHASE_DRAW,
     PHASE_GAME_OVER,
@@ -70,7 +70,7 @@ from rummy_env.core import (
 )
 
 if TYPE_CHECKING:
-    from agents.torch_policy import TorchAgent
+    from rummy500.agents.torch_policy import TorchAgent
 
 ROLLOUT_PARAMS = SharpParams(stock_samples=1, candidates=2)
 """The rollout copy of Sharp: one stock sample, two meld candidates (about twice as fast)."""
@@ -267,7 +267,7 @@ def make_guide(rules: Rules, seed: int, budget: ExpertBudget) -> SharpGuide | Po
     and torch imports, else Sharp."""
     if budget.guide != "sharp":
         try:
-            from agents.champion import make_champion
+            from rummy500.agents.champion import make_champion
 
             return PolicyGuide(make_champion(rules, seed), budget)
         except (ValueError, ImportError) as e:

@@ -13,36 +13,36 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from agents.base import Agent
+from rummy500.agents.base import Agent
 from rummy_env.core import Rules
 
 
 def _random(rules: Rules, seed: int) -> Agent:
-    from agents.random_agent import RandomAgent
+    from rummy500.agents.random_agent import RandomAgent
 
     return RandomAgent(seed)
 
 
 def _casual(rules: Rules, seed: int) -> Agent:
-    from agents.casual import CasualAgent
+    from rummy500.agents.casual import CasualAgent
 
     return CasualAgent(rules, seed)
 
 
 def _sharp(rules: Rules, seed: int) -> Agent:
-    from agents.sharp import SharpAgent
+    from rummy500.agents.sharp import SharpAgent
 
     return SharpAgent(rules, seed)
 
 
 def _champion(rules: Rules, seed: int) -> Agent:
-    from agents.champion import make_champion
+    from rummy500.agents.champion import make_champion
 
     return make_champion(rules, seed)
 
 
 def _expert(rules: Rules, seed: int, options: str = "") -> Agent:
-    from agents.expert import make_expert
+    from rummy500.agents.expert import make_expert
 
     return make_expert(options, rules, seed)
 
@@ -73,8 +73,8 @@ def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
     ``NotImplementedError`` when torch or the training package is missing.
     """
     try:
-        from agents.checkpoint import load_policy
-        from agents.torch_policy import TorchAgent
+        from rummy500.agents.checkpoint import load_policy
+        from rummy500.agents.torch_policy import TorchAgent
     except ImportError as e:
         raise NotImplementedError(
             f"ckpt:{path}: checkpoint agents need torch ({e}); "
@@ -107,7 +107,7 @@ def check_spec(spec: str, forms: str = SPEC_FORMS) -> None:
         if not name[len("ckpt:"):]:
             raise ValueError("ckpt: needs a path, e.g. ckpt:runs/ppo/latest.pt")
     elif name.startswith("expert:"):
-        from agents.expert import ExpertBudget
+        from rummy500.agents.expert import ExpertBudget
 
         ExpertBudget.parse(spec.strip()[len("expert:"):])
     elif name not in BUILTIN:

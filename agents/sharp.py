@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.cardsense import (
+from rummy500.agents.cardsense import (
     HeuristicTables,
     action_kinds,
     best_meld,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Agent
+from rummy500.agents.base import Agent
 from rummy_env.core import (
     BatchRecorder,
     Decision,

@@ -6,7 +6,7 @@ and play steps mixed, piles of every depth), then ``bench_agents`` times each
 agent's ``act`` on that one batch (the mask and view are built once, outside
 the timing).
 
-    python -m eval.bench_agents --preset standard --players 2 --batch-size 4096
+    python -m rummy500.eval.bench_agents --preset standard --players 2 --batch-size 4096
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.registry import make_agent
+from rummy500.agents.registry import make_agent
 from rummy_env.core import (
     PHASE_DRAW,
     PHASE_PLAY,
@@ -114,7 +114,7 @@ def bench_agents(rules: Rules, batch_size: int = 4096, seconds: float = 2.0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench_agents",
+    parser = argparse.ArgumentParser(prog="python -m rummy500.eval.bench_agents",
                                      description="Decisions per second of each agent.")
     parser.add_argument("--agents", nargs="+", default=["random", "casual", "sharp"])
     parser.add_argument("--preset", default="standard")

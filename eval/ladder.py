@@ -17,9 +17,9 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.base import Agent
-from eval.arena import play_match
-from eval.report import build_report, markdown, to_json
+from rummy500.agents.base import Agent
+from rummy500.eval.arena import play_match
+from rummy500.eval.report import build_report, markdown, to_json
 from rummy_env.core import Rules
 
 DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")

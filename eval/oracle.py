@@ -24,9 +24,9 @@ import dataclasses
 
 import numpy as np
 
-from agents.base import Agent
-from agents.expert import ExpertAgent, ExpertBudget
-from agents.registry import SPEC_FORMS, check_spec, is_oracle, make_agent
+from rummy500.agents.base import Agent
+from rummy500.agents.expert import ExpertAgent, ExpertBudget
+from rummy500.agents.registry import SPEC_FORMS, check_spec, is_oracle, make_agent
 from rummy_env.core import (
     Decision,
     PlayerView,

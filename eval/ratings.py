@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eval.arena import MatchResult
+from rummy500.eval.arena import MatchResult
 
 ELO_SCALE = 400.0
 ELO_CENTRE = 1500.0

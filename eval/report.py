@@ -26,9 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from eval.arena import MatchResult
-from eval.ratings import pairwise, rate_match
-from eval.stats import Estimate, clustered_win_rate, mean_interval, ratio_interval, win_rate
+from rummy500.eval.arena import MatchResult
+from rummy500.eval.ratings import pairwise, rate_match
+from rummy500.eval.stats import (
+    Estimate,
+    clustered_win_rate,
+    mean_interval,
+    ratio_interval,
+    win_rate,
+)
 from rummy_env.core import chips
 
 

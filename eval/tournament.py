@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent
-from eval.arena import play_games
+from rummy500.agents.base import Agent
+from rummy500.eval.arena import play_games
 from rummy_env.core import Rules, chips
 
 

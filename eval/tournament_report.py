@@ -15,9 +15,9 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from eval.report import num, pct, to_json
-from eval.stats import mean_interval, win_rate
-from eval.tournament import TournamentResult
+from rummy500.eval.report import num, pct, to_json
+from rummy500.eval.stats import mean_interval, win_rate
+from rummy500.eval.tournament import TournamentResult
 
 
 def build_tournament_report(result: TournamentResult, pcr: int | None = None,

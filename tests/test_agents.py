@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.casual import protected_cards
-from agents.registry import BUILTIN, make_agent
-from eval.bench_agents import midgame_states
+from rummy500.agents.base import Agent
+from rummy500.agents.casual import protected_cards
+from rummy500.agents.registry import BUILTIN, make_agent
+from rummy500.eval.bench_agents import midgame_states
 from rummy_env.core import (
     N_NATURAL,
     Decision,
@@ -248,8 +248,8 @@ def test_views_of_redealt_positions_match():
 def test_sharp_group_max_and_card_counts_agree_with_the_slow_numpy_forms():
     """Sharp's per-group maximum and per-row card counts give what ``np.maximum.at`` and
     ``np.add.at`` give, empty groups and padding ids included."""
-    from agents.cardsense import row_counts
-    from agents.sharp import group_max
+    from rummy500.agents.cardsense import row_counts
+    from rummy500.agents.sharp import group_max
 
     rng = np.random.default_rng(5)
     for n in (1, 7, 40):

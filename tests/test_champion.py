@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.champion import champion_files
-from agents.registry import make_agent
+from rummy500.agents.champion import champion_files
+from rummy500.agents.registry import make_agent
 from rummy_env.core import (
     Decision,
     Rules,

@@ -97,9 +97,9 @@ def test_bad_pcr_is_refused_by_every_env(pcr) -> None:
 
 
 def test_match_report_gives_chips_per_game_with_an_interval(tmp_path) -> None:
-    from agents.random_agent import RandomAgent
-    from eval.arena import play_match
-    from eval.report import agent_chips, build_report, markdown, write_report
+    from rummy500.agents.random_agent import RandomAgent
+    from rummy500.eval.arena import play_match
+    from rummy500.eval.report import agent_chips, build_report, markdown, write_report
 
     rules = Rules(players=3, game_hands=1)
     agents = [RandomAgent(seed=s) for s in range(3)]

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from rummy500.commands.play import read_move
 from rummy_env.core import GameRecord, Rules, action_layout, read_records
-from rummy_env.tools.play import read_move
 
 
 def rummy500(*args: str, cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "rummy500.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
@@ -128,7 +128,7 @@ def test_replay_refuses_a_file_with_no_game_in_it(tmp_path: Path) -> None:
 
 
 def test_replay_into_a_closed_pipe_ends_quietly(records: Path) -> None:
-    done = subprocess.run(f"{sys.executable} -m rummy_env.tools.cli replay {records} | head -1",
+    done = subprocess.run(f"{sys.executable} -m rummy500.cli replay {records} | head -1",
                           shell=True, capture_output=True, text=True, timeout=120)
     assert done.stdout.startswith("=== game 0:")
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
@@ -188,7 +188,7 @@ def test_a_bad_scenario_file_is_refused_in_one_line(tmp_path: Path, content: byt
 
 def test_eval_without_matplotlib_writes_everything_but_the_picture(tmp_path: Path) -> None:
     code = ("import sys; sys.modules['matplotlib'] = None; "
-            "from rummy_env.tools.cli import main; "
+            "from rummy500.cli import main; "
             f"sys.exit(main(['eval', '--agents', 'random', 'random', '--games', '2', "
             f"'--set', 'target=50', '--no-progress', '--out', {str(tmp_path)!r}]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -246,3 +246,29 @@ def test_bench_against_gin_in_rounds_sums_them_and_gives_each_ratio() -> None:
         assert row["ratio"] == pytest.approx(ours["agent_steps_per_s"] / row["agent_steps_per_s"])
         low, high = sorted(row["round_ratios"])
         assert len(row["round_ratios"]) == 2 and 0 < low <= high
+
+
+def test_every_help_text_prints_as_written() -> None:
+    """argparse formats help strings but not descriptions: no ``%%`` reaches the reader."""
+    from rummy500.cli import SUBCOMMANDS
+
+    for command in SUBCOMMANDS:
+        done = rummy500(command, "--help")
+        assert done.returncode == 0, (command, done.stderr)
+        assert "%%" not in done.stdout, command
+
+
+def test_the_packaged_recipes_are_named_listed_and_shown(tmp_path: Path) -> None:
+    """From a folder without the checkout's configs/, recipes are found by name."""
+    listed = rummy500("train", "--list-configs", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    names = [line.split()[0] for line in listed.stdout.splitlines()]
+    assert {"quickstart", "selfplay", "rllib_selfplay"} <= set(names)
+    shown = rummy500("train", "--show-config", "quickstart", cwd=tmp_path)
+    assert shown.returncode == 0 and "exp_name: quickstart" in shown.stdout
+    assert_refused(rummy500("train", "--show-config", "nope", cwd=tmp_path), "nope", "quickstart")
+    assert_refused(rummy500("train", "--config", "configs/train/quickstart.yaml", cwd=tmp_path),
+                   "--config quickstart")
+    (tmp_path / "mine.yaml").write_text(shown.stdout + "total_steps: 1\n")
+    refused = rummy500("train", "--config", "mine.yaml", "num_envs=0", cwd=tmp_path)
+    assert_refused(refused, "num_envs")  # the edited copy is read as a file

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.torch_policy import TorchAgent, build_policy
-from agents.widen import observation_tensor
+from rummy500.agents.torch_policy import TorchAgent, build_policy
+from rummy500.agents.widen import observation_tensor
 from rummy_env.core import CompactObservation, Rules, sample_legal
 from rummy_env.envs.vector import RummyVectorEnv
 
@@ -88,7 +88,7 @@ def test_compact_must_be_a_bool() -> None:
 
 
 def test_bench_measures_the_compact_env(capsys: pytest.CaptureFixture) -> None:
-    from rummy_env.tools.bench import main
+    from rummy500.commands.bench import main
 
     assert main(["--what", "vector", "--compact", "--batch", "16", "--seconds", "0.2",
                  "--json"]) == 0

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from rummy500.commands.differential import run_differential
 from rummy_env.core import Rules
-from rummy_env.tools.differential import run_differential
 
 CASES = [
     ({"preset": "standard", "players": 2}, 180),

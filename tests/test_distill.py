@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.champion import make_champion
-from agents.registry import make_agent
-from eval.arena import match_games, play_games
+from rummy500.agents.champion import make_champion
+from rummy500.agents.registry import make_agent
+from rummy500.eval.arena import match_games, play_games
+from rummy500.train.distill import LabellingExpert, Labels, agreement, fit
 from rummy_env.core import Rules
-from train.distill import LabellingExpert, Labels, agreement, fit
 
 pytest.importorskip("torch")
 
@@ -71,8 +71,8 @@ def test_fitting_moves_the_network_to_the_experts_choices(one_game):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "train.distill", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "rummy500.train.distill", *args],
+                          capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("args, reason", [
@@ -95,7 +95,7 @@ def test_an_interrupted_collection_keeps_its_labels(sig, tmp_path: Path):
     load (even where the shell started the program with SIGINT ignored)."""
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "train.distill", "--out", str(out), "--games", "1000",
+        [sys.executable, "-m", "rummy500.train.distill", "--out", str(out), "--games", "1000",
          "--expert", TINY, "--opponents", "sharp"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))

@@ -13,6 +13,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import rummy_env
+from rummy500.commands.bench_envs import bench_aec, bench_gym, bench_vector
 from rummy_env.core import (
     Decision,
     Rules,
@@ -24,7 +25,6 @@ from rummy_env.core import (
 from rummy_env.envs.gym_env import TERMINAL_MASK_ACTION
 from rummy_env.envs.info import INFO_KEYS
 from rummy_env.envs.vector import RummySingleAgentVectorEnv, RummyVectorEnv
-from rummy_env.tools.bench_envs import bench_aec, bench_gym, bench_vector
 
 PRESETS = ("standard", "web", "jokers")
 PLAYERS = (2, 3, 4)

@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
-from eval.arena import MatchResult, match_games, play_games, play_match, seating_plan
-from eval.bench_agents import bench_agents
-from eval.ratings import bradley_terry, rate_match, to_elo
-from eval.report import build_report, markdown
-from eval.stats import (
+from rummy500.agents.registry import make_agent
+from rummy500.commands.eval import main
+from rummy500.eval.arena import MatchResult, match_games, play_games, play_match, seating_plan
+from rummy500.eval.bench_agents import bench_agents
+from rummy500.eval.ratings import bradley_terry, rate_match, to_elo
+from rummy500.eval.report import build_report, markdown
+from rummy500.eval.stats import (
     clustered_win_rate,
     mean_interval,
     ratio_interval,
@@ -26,7 +27,6 @@ from eval.stats import (
     wilson,
 )
 from rummy_env.core import Rules, daily_seed
-from rummy_env.tools.eval import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -255,7 +255,7 @@ def test_bench_agents_reports_rates():
 
 def test_bench_positions_come_from_games_with_call_windows():
     """Self-play that reaches rummy-call windows keeps going (the callers act there too)."""
-    from eval.bench_agents import midgame_states
+    from rummy500.eval.bench_agents import midgame_states
     from rummy_env.core import PHASE_DRAW, PHASE_PLAY
 
     rules = Rules.from_dict({"rummy_call": True})
@@ -305,9 +305,9 @@ def test_cli_rejects_unknown_agents_and_checkpoints(capsys):
 
 def test_cli_plays_a_checkpoint(tmp_path, capsys):
     torch = pytest.importorskip("torch")
-    from agents.torch_policy import build_policy
+    from rummy500.agents.torch_policy import build_policy
+    from rummy500.train.checkpoint import save_checkpoint
     from rummy_env.core import action_layout, observation_size
-    from train.checkpoint import save_checkpoint
 
     rules = Rules.preset_named("standard", target=100)
     torch.manual_seed(0)
@@ -331,7 +331,7 @@ def test_daily_seed_is_the_utc_date():
 
 
 def test_module_help_runs():
-    done = subprocess.run([sys.executable, "-m", "rummy_env.tools.eval", "--help"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "rummy500.commands.eval", "--help"], cwd=ROOT,
                           capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
     assert done.returncode == 0 and "--duplicate" in done.stdout
 

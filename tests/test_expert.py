@@ -14,8 +14,9 @@ import sys
 import numpy as np
 import pytest
 
-from agents.expert import ExpertAgent, ExpertBudget
-from agents.registry import make_agent
+from rummy500.agents.expert import ExpertAgent, ExpertBudget
+from rummy500.agents.registry import make_agent
+from rummy500.train.config import TrainConfig
 from rummy_env.core import (
     N_CARD_IDS,
     PHASE_DRAW,
@@ -31,7 +32,6 @@ from rummy_env.core import (
     step_inplace,
 )
 from tests.test_agents import redeal_hidden
-from train.config import TrainConfig
 
 TINY = "expert:worlds=2,candidates=2,horizon=6"
 
@@ -81,7 +81,7 @@ def test_bad_specs_say_why_in_one_line(spec, reason):
 
 
 def test_the_guide_is_the_champion_where_one_ships_else_sharp():
-    from agents.expert import PolicyGuide, SharpGuide
+    from rummy500.agents.expert import PolicyGuide, SharpGuide
 
     assert isinstance(make_agent("expert", Rules()).guide, PolicyGuide)
     assert isinstance(make_agent("expert:guide=sharp", Rules()).guide, SharpGuide)
@@ -208,7 +208,7 @@ def test_sampled_worlds_agree_with_the_view(preset, players):
 
 def test_an_expert_plays_whole_games():
     rules = Rules()
-    from eval.arena import play_match
+    from rummy500.eval.arena import play_match
 
     match = play_match(rules, [ExpertAgent(rules, 0, ExpertBudget.parse("worlds=2,horizon=4")),
                                make_agent("casual", rules, 1)], games=2, progress=False)
@@ -218,8 +218,8 @@ def test_an_expert_plays_whole_games():
 def test_the_report_says_what_the_search_did():
     """The arena's report counts the expert's searched and overridden decisions and turns
     the paired spread of its gains into the smallest gain its worlds resolve."""
-    from eval.arena import play_match
-    from eval.report import build_report, markdown
+    from rummy500.eval.arena import play_match
+    from rummy500.eval.report import build_report, markdown
 
     rules = Rules.from_dict({"preset": "web", "target": 150})
     expert = ExpertAgent(rules, 0, ExpertBudget.parse("guide=sharp,worlds=4,horizon=20"))
@@ -236,7 +236,7 @@ def test_the_report_says_what_the_search_did():
 
 # ----------------------------------------------------------------------------- the ladder
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", *args],
+    return subprocess.run([sys.executable, "-m", "rummy500.cli", *args],
                           capture_output=True, text=True, timeout=300)
 
 

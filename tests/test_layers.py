@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("rummy_env", "agents", "train", "eval")
+from package_layout import ROOT, TOP_LEVEL, module_name, source_files
 
 # Layer of a project module, found by the longest matching prefix; lowest first.
 LAYERS = {
@@ -22,12 +20,12 @@ LAYERS = {
     "rummy_env": 2,             # the package's front door (env ids) and config reading
     "rummy_env.config": 2,
     "rummy_env.envs": 2,        # the interfaces
-    "agents": 3,                # players
-    "eval": 4,                  # measurement
-    "train": 5,                 # learning
-    "rummy_env.tools": 6,       # programs: may import everything
-    "rummy_env.web": 6,         # the browser table, a program too
-    "rummy_env.scenario": 6,
+    "rummy_env.scenario": 2,    # the conformance harness runs the engine alone
+    "rummy500.agents": 3,       # players
+    "rummy500.configs": 3,      # recipes and rules files (data)
+    "rummy500.eval": 4,         # measurement
+    "rummy500.train": 5,        # learning
+    "rummy500": 6,              # programs: may import everything
 }
 LAYER_NAMES = ["engine", "reference", "interfaces", "players", "evaluation", "training",
                "programs"]
@@ -56,13 +54,6 @@ def layer_of(module: str) -> int | None:
     return None
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
 def imports_of(path: Path) -> list[tuple[int, str]]:
     """(line, absolute module) for every import in the file."""
     name = module_name(path)
@@ -81,18 +72,14 @@ def imports_of(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-def project_files() -> list[Path]:
-    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py"))
-
-
-@pytest.mark.parametrize("path", project_files(), ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", source_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_imports_point_down(path: Path) -> None:
     own = layer_of(module_name(path))
     assert own is not None, f"{path}: module belongs to no layer; add it to LAYERS"
     wrong = []
     for line, target in imports_of(path):
         top = target.split(".")[0]
-        if top in PACKAGES:
+        if top in TOP_LEVEL:
             other = layer_of(target)
             if other is None or other > own or other in FORBIDDEN.get(own, ()):
                 wrong.append(f"line {line}: {LAYER_NAMES[own]} imports {target} "
@@ -109,4 +96,4 @@ def test_the_check_resolves_relative_imports() -> None:
     module = ROOT / "rummy_env" / "core" / "masks.py"
     assert ("rummy_env.core.state" in {t for _, t in imports_of(module)})
     assert layer_of("rummy_env.envs.aec") > layer_of("rummy_env.core.masks")
-    assert layer_of("rummy_env.tools.cli") == len(LAYER_NAMES) - 1
+    assert layer_of("rummy500.cli") == len(LAYER_NAMES) - 1

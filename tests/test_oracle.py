@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.random_agent import RandomAgent
-from agents.registry import NO_ORACLE, make_agent
-from eval.arena import play_match
-from eval.oracle import OracleAgent, check_arena_spec, make_arena_agent, make_oracle
+from rummy500.agents.random_agent import RandomAgent
+from rummy500.agents.registry import NO_ORACLE, make_agent
+from rummy500.eval.arena import play_match
+from rummy500.eval.oracle import OracleAgent, check_arena_spec, make_arena_agent, make_oracle
+from rummy500.train.config import load_config
 from rummy_env.core import Decision, Rules, legal_mask, player_view
 from tests.test_agents import redeal_hidden
 from tests.test_expert import positions, run_cli
-from train.config import load_config
 
 TINY = "guide=sharp,worlds=3,candidates=3,horizon=12"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.registry import make_agent
+from rummy500.agents.registry import make_agent
+from rummy500.commands.play import play_game
 from rummy_env.core import GameRecord, Rules, read_records, replay, write_records
-from rummy_env.tools.play import play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +34,7 @@ class Terminal:
 
     def __init__(self, *args: str) -> None:
         self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen([sys.executable, "-m", "rummy_env.tools.cli", "play", *args],
+        self.proc = subprocess.Popen([sys.executable, "-m", "rummy500.cli", "play", *args],
                                      stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
                                      start_new_session=True, preexec_fn=_ignore_sigint)
         os.close(slave)
@@ -169,7 +169,7 @@ def test_replay_cli_steps_through_a_file(tmp_path: Path) -> None:
                          ask=_first_legal([]), say=lambda _: None)
     path = tmp_path / "g.jsonl"
     write_records(path, recorder.done)
-    done = subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", "replay", str(path)],
+    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "replay", str(path)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "replay matches the record" in done.stdout
@@ -178,7 +178,7 @@ def test_replay_cli_steps_through_a_file(tmp_path: Path) -> None:
 
 
 def test_eval_records_every_game_and_each_replays(tmp_path: Path) -> None:
-    from rummy_env.tools.eval import main as eval_main
+    from rummy500.commands.eval import main as eval_main
 
     path = tmp_path / "match.jsonl"
     code = eval_main(["--agents", "casual", "random", "--games", "4", "--set", "target=100",

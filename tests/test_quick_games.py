@@ -7,11 +7,11 @@ import argparse
 import numpy as np
 import pytest
 
-from agents.random_agent import RandomAgent
-from eval.arena import play_match
+from rummy500.agents.random_agent import RandomAgent
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.eval.arena import play_match
+from rummy500.train.config import TrainConfig
 from rummy_env.core import Rules
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
-from train.config import TrainConfig
 
 
 def test_set_game_hands_on_the_command_line() -> None:

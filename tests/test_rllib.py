@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
 
-from agents.registry import make_agent  # noqa: E402
-from eval.arena import play_match  # noqa: E402
+from rummy500.agents.registry import make_agent  # noqa: E402
+from rummy500.eval.arena import play_match  # noqa: E402
+from rummy500.train.rllib_backend import load_rllib_config, rllib_env, train_rllib  # noqa: E402
 from rummy_env.core import Rules
-from train.rllib_backend import load_rllib_config, rllib_env, train_rllib  # noqa: E402
 
 
 def test_rllib_trains_masked_and_exports_a_playable_checkpoint(tmp_path: Path) -> None:

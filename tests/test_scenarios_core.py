@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from scenario_support import CONFORMANCE, OWN_SCENARIOS, check_expect, load, scenario_files
 
-from rummy_env.tools.scenario import run_scenario
+from rummy_env.scenario import run_scenario
 
 
 def test_conformance_folder_present() -> None:
@@ -35,7 +35,7 @@ def test_own_scenarios_exist() -> None:
 
 
 def _harness(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy_env.tools.scenario", str(path)],
+    return subprocess.run([sys.executable, "-m", "rummy_env.scenario", str(path)],
                           capture_output=True, text=True, timeout=60)
 
 

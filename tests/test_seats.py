@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from train.league import SELF, League
-from train.seats import SeatControl
+from rummy500.train.league import SELF, League
+from rummy500.train.seats import SeatControl
 
 
 class _Member:

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.random_agent import RandomAgent
-from eval.tournament import play_tournaments, round_sizes, table_sizes
-from eval.tournament_report import build_tournament_report
+from rummy500.agents.random_agent import RandomAgent
+from rummy500.eval.tournament import play_tournaments, round_sizes, table_sizes
+from rummy500.eval.tournament_report import build_tournament_report
 from rummy_env.core import Rules
 
 
@@ -74,7 +74,7 @@ def test_the_same_seed_draws_the_same_tournaments() -> None:
 def test_cli_writes_the_report_files(tmp_path: Path) -> None:
     out = tmp_path / "tour"
     done = subprocess.run(
-        [sys.executable, "-m", "rummy_env.tools.tournament", "--agents", "random", "casual*3",
+        [sys.executable, "-m", "rummy500.commands.tournament", "--agents", "random", "casual*3",
          "--table-size", "2", "--tournaments", "2", "--set", "game_hands=1", "--pcr", "1",
          "--no-progress", "--out", str(out)],
         capture_output=True, text=True, timeout=300)
@@ -95,7 +95,7 @@ def test_cli_writes_the_report_files(tmp_path: Path) -> None:
     ["--agents", "random", "casual", "--set", "dig_swap=true"],
 ])
 def test_cli_refuses_bad_arguments_in_one_line(args: list[str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "rummy_env.tools.tournament", *args],
+    done = subprocess.run([sys.executable, "-m", "rummy500.commands.tournament", *args],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") <= 1

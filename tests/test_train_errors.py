@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.checkpoint import read_checkpoint
-from train.config import load_config
-from train.config_checks import ConfigError
-from train.plots import resume_times
-from train.rllib_backend import load_rllib_config
+from rummy500.agents.checkpoint import read_checkpoint
+from rummy500.train.config import load_config
+from rummy500.train.config_checks import ConfigError
+from rummy500.train.plots import resume_times
+from rummy500.train.rllib_backend import load_rllib_config
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["num_envs=4", "num_steps=8", "eval_every=0", "arch_kwargs={hidden: [16]}",
@@ -35,7 +35,7 @@ update)."""
 
 def cli(*args: str) -> list[str]:
     """The command line of ``rummy500 train ARGS``."""
-    return [sys.executable, "-m", "rummy_env.tools.cli", "train", *args]
+    return [sys.executable, "-m", "rummy500.cli", "train", *args]
 
 
 def run_side_by_side(commands: list[list[str]]) -> list[subprocess.CompletedProcess]:
@@ -144,7 +144,7 @@ def test_settings_shorthands_and_rllib_share_the_checks() -> None:
 
 
 def test_a_warm_start_begins_at_the_champions_weights(tmp_path: Path) -> None:
-    from agents.champion import champion_checkpoint
+    from rummy500.agents.champion import champion_checkpoint
     from rummy_env.core import Rules
 
     done = subprocess.run(cli(*TINY, "init_from=champion", "arch_kwargs={hidden: [256, 128]}",
@@ -160,7 +160,7 @@ def test_a_warm_start_begins_at_the_champions_weights(tmp_path: Path) -> None:
 
 def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> None:
     """The standard champion's weights start a ``web`` run (refused without init_rules)."""
-    from agents.champion import champion_checkpoint
+    from rummy500.agents.champion import champion_checkpoint
     from rummy_env.core import Rules
 
     start = ["init_from=agents/champions/standard_2p.pt", "arch_kwargs={hidden: [256, 128]}",
@@ -218,7 +218,7 @@ def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> N
 
 
 def test_a_run_saved_before_a_setting_existed_resumes_with_its_default() -> None:
-    from train.resume import check_same_run
+    from rummy500.train.resume import check_same_run
 
     cfg = load_config(None, TINY)
     stored = cfg.to_dict()
@@ -284,7 +284,7 @@ def test_four_players_train_at_mixed_tables_and_the_suggested_eval_runs(tmp_path
     # The command printed to play the result names the run's rules and fills every seat.
     suggested = done.stdout.split("(play it: ")[1].split(")")[0].split()
     assert suggested[:2] == ["rummy500", "eval"] and suggested.count("sharp") == 3
-    played = subprocess.run([sys.executable, "-m", "rummy_env.tools.cli", *suggested[1:],
+    played = subprocess.run([sys.executable, "-m", "rummy500.cli", *suggested[1:],
                              "--games", "4", "--no-progress"], cwd=ROOT, capture_output=True,
                             text=True, timeout=300)
     assert played.returncode == 0, played.stderr[-3000:]

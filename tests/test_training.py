@@ -10,9 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import CheckpointMismatch, load_policy
-from agents.distributions import LegalActions, MaskedCategorical
-from agents.torch_policy import ARCHITECTURES, TorchAgent, build_policy
+from rummy500.agents.checkpoint import CheckpointMismatch, load_policy
+from rummy500.agents.distributions import LegalActions, MaskedCategorical
+from rummy500.agents.torch_policy import ARCHITECTURES, TorchAgent, build_policy
+from rummy500.train.advantages import turn_based_gae
+from rummy500.train.checkpoint import save_checkpoint
+from rummy500.train.config import load_config
+from rummy500.train.league import SELF, League
 from rummy_env.core import (
     Decision,
     Rules,
@@ -23,10 +27,6 @@ from rummy_env.core import (
     observation_size,
     player_view,
 )
-from train.advantages import turn_based_gae
-from train.checkpoint import save_checkpoint
-from train.config import load_config
-from train.league import SELF, League
 
 
 # ----------------------------------------------------------------------------- distribution
@@ -97,7 +97,7 @@ def test_legal_actions_packed_once_serve_every_minibatch() -> None:
 def test_bfloat16_passes_keep_the_categorical_and_the_weights_float32() -> None:
     """``precision=bfloat16`` runs the network's products in bfloat16: the categorical, the
     value and the gradients the optimizer sees stay float32 and close to float32's."""
-    from train.precision import network_precision
+    from rummy500.train.precision import network_precision
 
     rules = Rules()
     state = init(rules, seed=5, batch_size=64)
@@ -117,7 +117,7 @@ def test_bfloat16_passes_keep_the_categorical_and_the_weights_float32() -> None:
 
 def test_auto_precision_takes_bfloat16_where_the_cpu_has_it() -> None:
     """``precision=auto`` is bfloat16 exactly where the CPU lists bfloat16 instructions."""
-    from train.precision import resolved_precision
+    from rummy500.train.precision import resolved_precision
 
     cpuinfo = Path("/proc/cpuinfo")
     if not cpuinfo.exists():
@@ -241,7 +241,7 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "rummy_env.tools.cli", "train", "--config",
+    cmd = [sys.executable, "-m", "rummy500.cli", "train", "--config",
            str(root / "configs/train/quickstart.yaml"), "total_steps=4096", "num_envs=32",
            "num_steps=32", "eval_every=2", "eval_games=4", "checkpoint_every=2",
            "snapshot_every=2", "rules.target=60", "eval_opponents=[random, casual]",
@@ -266,10 +266,15 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
             "time/update_share"} <= set(shares), shares
     assert abs(sum(shares.values()) - 1) < 1e-3 and min(shares.values()) >= 0, shares
     assert events.Tags()["tensors"] or events.Tags().get("text"), "hyperparameter table missing"
-    from train.plots import plot_learning_curves
+    from rummy500.train.plots import plot_learning_curves
 
     png = plot_learning_curves(run, tmp_path / "curves.png")
     assert png.stat().st_size > 10_000
+    done = subprocess.run([sys.executable, "-m", "rummy500.train.plots", str(run)],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (run / "learning_curves.png").stat().st_size > 10_000  # in the run, not the cwd
+    assert not (tmp_path / "learning_curves.png").exists()
     rules = Rules.from_dict({"target": 60})
     policy, payload = load_policy(run / "last.pt", rules)
     state = init(rules, 3, 4)
@@ -278,7 +283,7 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
 
 
 def test_the_curves_of_a_folder_not_there_are_refused_in_one_line(tmp_path, capsys):
-    from train.plots import main
+    from rummy500.train.plots import main
 
     with pytest.raises(SystemExit) as stop:
         main([str(tmp_path / "no_such_run")])
@@ -289,7 +294,7 @@ def test_the_curves_of_a_folder_not_there_are_refused_in_one_line(tmp_path, caps
 def test_the_curves_clock_runs_on_past_the_data():
     """The plot's minutes axis maps steps to minutes inside the run as np.interp does, and
     beyond it along the end segments, so its ticks past the data do not pile up."""
-    from train.plots import interp_extended
+    from rummy500.train.plots import interp_extended
 
     steps, minutes = np.array([1e6, 2e6, 4e6]), np.array([1.0, 2.0, 3.0])
     inside = np.array([1e6, 1.5e6, 3e6, 4e6])
@@ -302,7 +307,7 @@ def test_the_curves_clock_runs_on_past_the_data():
 def test_the_curves_clock_leaves_out_a_pause_between_stop_and_resume():
     """A run stopped, then resumed ten minutes later, is plotted against the minutes it ran;
     a long gap with no resume in it (a slow evaluation) is training time."""
-    from train.plots import running_minutes
+    from rummy500.train.plots import running_minutes
 
     steady = np.arange(0.0, 120.0, 2.0)  # a scalar every 2 s for two minutes
     resumed = np.concatenate([steady, steady[-1] + 600.0 + steady])

@@ -24,6 +24,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rummy500.commands import replay as replay_tool
+from rummy500.web.live import LiveGame
+from rummy500.web.refusals import Refusal
+from rummy500.web.replays import CHECKPOINT_EVERY, ReplayFile
+from rummy500.web.saving import save_record
+from rummy500.web.server import MAX_BODY, make_server
+from rummy500.web.tables import Tables
 from rummy_env.core import (
     BatchRecorder,
     Rules,
@@ -37,13 +44,6 @@ from rummy_env.core import (
     step_inplace,
     write_records,
 )
-from rummy_env.tools import replay as replay_tool
-from rummy_env.web.live import LiveGame
-from rummy_env.web.refusals import Refusal
-from rummy_env.web.replays import CHECKPOINT_EVERY, ReplayFile
-from rummy_env.web.saving import save_record
-from rummy_env.web.server import MAX_BODY, make_server
-from rummy_env.web.tables import Tables
 
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
 
@@ -290,7 +290,7 @@ def test_saving_leaves_the_old_file_whole_when_writing_fails(tmp_path, monkeypat
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("rummy_env.web.saving.os.replace", broken)
+    monkeypatch.setattr("rummy500.web.saving.os.replace", broken)
     with pytest.raises(OSError):
         save_record(tmp_path, "game.jsonl", record.done[0])
     assert path.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["game.jsonl"]
@@ -382,7 +382,7 @@ def test_each_tab_gets_its_own_game(server):
 def test_serve_command_prints_its_address_and_stops(tmp_path, stop):
     """It stops cleanly on either signal, also started with SIGINT ignored (a script's
     background job)."""
-    command = [sys.executable, "-m", "rummy_env.tools.cli", "serve", "--port", "0",
+    command = [sys.executable, "-m", "rummy500.cli", "serve", "--port", "0",
                "--records", str(tmp_path)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from agents.checkpoint import FORMAT
+from rummy500.agents.checkpoint import FORMAT
 from rummy_env.core import OBS_VERSION, Rules
 
 

@@ -1,6 +1,7 @@
 """Training configuration: a dataclass with a docstring per field, loaded from YAML.
 
-``load_config(path, overrides)`` reads ``configs/train/NAME.yaml`` and then
+``load_config(recipe, overrides)`` reads a recipe (a YAML file, or the name of one
+that ships in ``rummy500.configs``: ``quickstart``, ``selfplay``, ...) and then
 ``key=value`` overrides. Every value is checked when the config is made (types
 from the annotations, ranges and choices from ``RANGES`` and ``CHOICES``, the
 rules, agent names and the network's arguments); an unknown key, a bad value or
@@ -16,7 +17,8 @@ from typing import Any
 
 import yaml
 
-from agents.registry import check_spec
+from rummy500.agents.registry import check_spec
+from rummy500.configs import TRAIN_RECIPES
 from rummy_env.config import parse_overrides
 from rummy_env.core import Rules
 from rummy_env.envs.options import REWARDS
@@ -185,6 +187,27 @@ def check_agent_names(specs: list[str]) -> None:
             raise ConfigError(f"config: opponents: {e}") from None
 
 
+def recipe_names() -> list[str]:
+    """Names of the training recipes that ship with the package, sorted."""
+    return sorted(path.stem for path in TRAIN_RECIPES.glob("*.yaml"))
+
+
+def recipe_path(recipe: str | Path) -> Path:
+    """The file ``recipe`` names: a path as given when it is a file, else (a bare name such
+    as ``quickstart``) the packaged recipe; a ConfigError naming the packaged ones otherwise."""
+    path = Path(recipe)
+    if path.is_file():
+        return path
+    packaged = TRAIN_RECIPES / f"{path.name.removesuffix('.yaml')}.yaml"
+    if len(path.parts) == 1 and packaged.is_file():
+        return packaged
+    if path.exists():
+        raise ConfigError(f"config: cannot read {recipe}: it is not a file")
+    hint = f"; the packaged one is --config {packaged.stem}" if packaged.is_file() else ""
+    raise ConfigError(f"config: cannot read {recipe}: no such file{hint} "
+                      f"(packaged recipes: {', '.join(recipe_names())})")
+
+
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     """The mapping a YAML config file holds; a ConfigError naming the file (and line)."""
     try:
@@ -221,7 +244,7 @@ def config_data(path: str | Path | None, overrides: list[str] | dict[str, Any] |
     a dict; ``rules.FLAG`` sets one flag of the rules)."""
     data: dict[str, Any] = dict(base or {})
     if path is not None:
-        data.update(read_yaml_mapping(path))
+        data.update(read_yaml_mapping(recipe_path(path)))
     if not isinstance(overrides, dict):
         overrides = parse_override_texts(overrides or [])
     for key, value in overrides.items():

@@ -116,7 +116,7 @@ def check_fields(config: Any, ranges: dict[str, Range],
 
 def check_network(arch: str, arch_kwargs: dict[str, Any], rules: Any) -> None:
     """Refuse ``arch_kwargs`` the network's constructor does not take, or cannot build with."""
-    from agents.torch_policy import build_policy
+    from rummy500.agents.torch_policy import build_policy
     from rummy_env.core import action_layout, observation_size
 
     sizes = (observation_size(rules), action_layout(rules).size)

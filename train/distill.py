@@ -10,8 +10,8 @@ champion's network to play the expert's action, by cross-entropy, from the
 champion's weights. The result is an ordinary checkpoint: play it with
 ``ckpt:PATH``, or train on from it with PPO (``init_from=PATH``).
 
-    python -m train.distill --games 200 --out runs/distill
-    python -m train.distill --labels runs/distill/labels.npz --out runs/distill2
+    python -m rummy500.train.distill --games 200 --out runs/distill
+    python -m rummy500.train.distill --labels runs/distill/labels.npz --out runs/distill2
 
 Labels are written after every chunk of games, so an interrupted collection keeps
 what it played; ``--labels`` fits from a saved file without playing again.
@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.base import Agent, Decision
-from agents.expert import ExpertAgent, select_view
-from agents.registry import make_agent
-from eval.arena import match_games, play_games
+from rummy500.agents.base import Agent, Decision
+from rummy500.agents.expert import ExpertAgent, select_view
+from rummy500.agents.registry import make_agent
+from rummy500.eval.arena import match_games, play_games
+from rummy500.train.interrupt import STOP_SIGNALS
 from rummy_env.core import Rules, encode
-from train.interrupt import STOP_SIGNALS
 
 
 @dataclass
@@ -192,7 +192,7 @@ def _stop(number: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     for number in STOP_SIGNALS:  # also where a shell left SIGINT ignored
         signal.signal(number, _stop)
-    parser = argparse.ArgumentParser(prog="python -m train.distill",
+    parser = argparse.ArgumentParser(prog="python -m rummy500.train.distill",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="folder for labels.npz and distilled.pt")
     parser.add_argument("--labels", help="fit from this labels.npz instead of playing games")
@@ -220,9 +220,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.champion import champion_checkpoint
-    from agents.checkpoint import policy_from
-    from train.checkpoint import save_checkpoint
+    from rummy500.agents.champion import champion_checkpoint
+    from rummy500.agents.checkpoint import policy_from
+    from rummy500.train.checkpoint import save_checkpoint
 
     if args.games < 1 or args.epochs < 0 or not 0 <= args.keep <= 1 or args.lr <= 0:
         raise ValueError("--games and --lr must be positive, --epochs >= 0, --keep in 0..1")
@@ -245,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
         print("distill: epoch {epoch}: loss {loss:.4f}, held-out agreement with the expert "
               "{agree_all:.3f} (where it changed the champion's choice: {agree_changed:.3f})"
               .format(**row), flush=True)
-    made_by = (f"train.distill from {path.name}: {labels.size} decisions of {args.expert} "
+    made_by = (f"rummy500.train.distill from {path.name}: {labels.size} decisions of {args.expert} "
                f"against {', '.join(args.opponents)}, {args.epochs} epochs at lr {args.lr}")
     target = save_checkpoint(out / "distilled.pt", policy, arch=payload["arch"],
                              arch_kwargs=payload["arch_kwargs"], rules=rules,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from agents.registry import make_agent
-from agents.torch_policy import TorchAgent
-from eval.arena import play_match
-from eval.report import win_rate_by_deal
+from rummy500.agents.registry import make_agent
+from rummy500.agents.torch_policy import TorchAgent
+from rummy500.eval.arena import play_match
+from rummy500.eval.report import win_rate_by_deal
 from rummy_env.core import Rules
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Agent
+from rummy500.agents.base import Agent
 
 SELF = -1
 """Controller id of the current learner."""

@@ -1,6 +1,6 @@
 """Learning curves from a run's TensorBoard event files, drawn with matplotlib.
 
-    python -m train.plots runs/<run_name> --out learning_curves.png
+    python -m rummy500.train.plots runs/<run_name>     # writes runs/<run_name>/learning_curves.png
 
 Top: the learner's win rate against each evaluation opponent, with its 95%
 interval as a band, over agent-steps (wall-clock minutes on the top axis).
@@ -88,10 +88,7 @@ def _series(scalars: dict, tag: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     """Write the figure described in the module docstring; returns its path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: a notebook's backend stays its own
 
     if not Path(run_dir).is_dir():
         raise ValueError(f"{run_dir}: no such run folder")
@@ -102,7 +99,7 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     panels = [p for p in LOSS_PANELS if p[0] in scalars]
     cols = 3
     rows = 1 + -(-len(panels) // cols)
-    fig = plt.figure(figsize=(13, 3.6 * rows))
+    fig = Figure(figsize=(13, 3.6 * rows))
     grid = fig.add_gridspec(rows, cols, height_ratios=[1.4] + [1] * (rows - 1))
     top = fig.add_subplot(grid[0, :])
     for tag in win_tags:
@@ -146,18 +143,19 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     fig.tight_layout()
     out = Path(out)
     fig.savefig(out, dpi=110)
-    plt.close(fig)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.plots",
+    parser = argparse.ArgumentParser(prog="python -m rummy500.train.plots",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("run_dir", help="a run folder under runs/")
-    parser.add_argument("--out", default="learning_curves.png", help="PNG to write")
+    parser.add_argument("--out", help="PNG to write (default: learning_curves.png in the run "
+                        "folder)")
     args = parser.parse_args(argv)
+    out = args.out or Path(args.run_dir) / "learning_curves.png"
     try:
-        print(plot_learning_curves(args.run_dir, args.out))
+        print(plot_learning_curves(args.run_dir, out))
     except ValueError as e:
         parser.error(str(e))
     return 0

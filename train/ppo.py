@@ -9,7 +9,10 @@ clipped PPO with a masked categorical (illegal actions are never sampled, and
 the stored masks are re-applied when log-probs are recomputed).
 
 Logged to TensorBoard under ``runs/<run_name>/``: ``charts/SPS``,
-``charts/episodic_return``, ``charts/learning_rate``, ``losses/*`` (means over the
+``charts/episodic_return`` (the learner's return over each finished game: a game to
+500 is several hundred moves, so a short run may log none), ``charts/hand_return`` (the
+learner's reward at each finished hand, logged from the first hands on),
+``charts/learning_rate``, ``losses/*`` (means over the
 update's minibatches, ``old_approx_kl`` included),
 ``eval/vs_<name>/win_rate`` (``/win_lo``, ``/win_hi``: its 95% interval) and
 ``/points_per_hand``, ``league/*``, ``time/<stage>_share`` (the part of the wall time
@@ -34,10 +37,10 @@ import numpy as np
 import torch
 from torch import nn, optim
 
-from agents.distributions import LegalActions
-from agents.registry import make_agent
-from agents.torch_policy import TorchAgent, build_policy
-from agents.widen import widen
+from rummy500.agents.distributions import LegalActions
+from rummy500.agents.registry import make_agent
+from rummy500.agents.torch_policy import TorchAgent, build_policy
+from rummy500.agents.widen import widen
 from rummy_env.envs.vector import RummyVectorEnv
 
 from . import run_state
@@ -67,6 +70,8 @@ class TrainResult:
     steps_per_second: float
     last_eval: dict[str, dict[str, float]]
     stopped_by: int | None = None
+    games_finished: int = 0
+    """Games played to their end in this process (``charts/episodic_return`` logs them)."""
 
 
 def pick_device(name: str) -> torch.device:
@@ -186,7 +191,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     start_time, start_step = time.time(), global_step
     bar = tqdm(total=num_updates * batch_per_update, initial=global_step, unit="step",
                disable=not cfg.progress, dynamic_ncols=True)
-    update = first_update - 1
+    update, games_finished = first_update - 1, 0
     with StopOnSignal() as stop, writer, bar:
         for update in range(first_update, num_updates + 1):
             if cfg.anneal_lr:
@@ -229,7 +234,13 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                     obs_np, mask_np, seat, rewards, terminated, truncated, info = env.step(actions)
 
                 seating.credit(rewards, buf.rewards)
+                hands = np.flatnonzero(info["hand_ended"])
+                if hands.size:
+                    hand_return = rewards[hands][seating.learner_seats()[hands]]
+                    writer.add_scalar("charts/hand_return", float(hand_return.mean()),
+                                      global_step)
                 finished = info["episode"]["game"]
+                games_finished += finished.size
                 if finished.size:
                     returns = seating.finish(finished, info["episode"]["winner"], buf.dones)
                     writer.add_scalar("charts/episodic_return", float(returns.mean()), global_step)
@@ -361,4 +372,4 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
 
     return TrainResult(run_dir, global_step, update,
                        (global_step - start_step) / max(1e-9, time.time() - start_time),
-                       last_eval, stop.signal_number)
+                       last_eval, stop.signal_number, games_finished)

@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from agents.checkpoint import CheckpointDamaged, CheckpointMismatch, read_checkpoint
+from rummy500.agents.checkpoint import CheckpointDamaged, CheckpointMismatch, read_checkpoint
 
 from .config import TrainConfig, config_data, load_config
 from .config_checks import ConfigError

@@ -154,7 +154,7 @@ def rummy_rl_module_class():
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
     from ray.rllib.core.rl_module.torch import TorchRLModule
 
-    from agents.torch_policy import MLPPolicy
+    from rummy500.agents.torch_policy import MLPPolicy
 
     class RummyRLModule(TorchRLModule, ValueFunctionAPI):
         """The project's MLPPolicy inside RLlib, with the env's action mask on its logits."""

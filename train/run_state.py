@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent
+from rummy500.agents.base import Agent
 from rummy_env.envs.vector import RummyVectorEnv
 
 from .league import League

@@ -16,7 +16,12 @@ from typing import Any
 
 import torch
 
-from agents.checkpoint import CheckpointDamaged, CheckpointMismatch, policy_from, read_checkpoint
+from rummy500.agents.checkpoint import (
+    CheckpointDamaged,
+    CheckpointMismatch,
+    policy_from,
+    read_checkpoint,
+)
 from rummy_env.core import Rules, action_layout, observation_size
 
 from .config_checks import ConfigError
@@ -29,7 +34,7 @@ class WarmStartRefused(ConfigError):
 def _read(init_from: str, rules: Rules) -> tuple[Path, dict[str, Any]]:
     """(path, data) of the checkpoint ``init_from`` names."""
     if init_from == "champion":
-        from agents.champion import champion_checkpoint
+        from rummy500.agents.champion import champion_checkpoint
 
         try:
             return champion_checkpoint(rules)

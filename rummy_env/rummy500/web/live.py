@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from rummy500.agents.base import Agent
 from rummy_env.core import (
     BatchRecorder,
     Decision,

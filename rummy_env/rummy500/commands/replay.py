@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
+from rummy500.commands.arg_checks import CommandParser, non_negative_int
 from rummy_env.core import Rules, read_records, replay
 from rummy_env.envs.render import render_text
-from rummy_env.tools.arg_checks import CommandParser, non_negative_int
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,6 +60,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from rummy_env.tools.cli import run_program
+    from rummy500.cli import run_program
 
     sys.exit(run_program(main, sys.argv[1:]))

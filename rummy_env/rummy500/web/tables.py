@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.registry import make_agent
+from rummy500.agents.registry import make_agent
 from rummy_env.config import parse_overrides
 from rummy_env.core import GameRecord, Rules, daily_seed
 

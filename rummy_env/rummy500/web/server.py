@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from agents.registry import BUILTIN
+from rummy500.agents.registry import BUILTIN
 from rummy_env.core import PRESETS, daily_seed
 
 from .live import LiveGame
@@ -66,7 +66,7 @@ ROUTES = [  # (method, path pattern, handler name)
 
 def static_files() -> dict[str, tuple[bytes, str]]:
     """The page's files by URL path, read once: ``/`` and ``/static/NAME``."""
-    folder = resources.files("rummy_env.web") / "static"
+    folder = resources.files("rummy500.web") / "static"
     files = {}
     for entry in folder.iterdir():
         kind = STATIC_TYPES.get(Path(entry.name).suffix)

@@ -13,11 +13,11 @@ import shlex
 import sys
 from pathlib import Path
 
+from rummy500.commands.arg_checks import CommandParser, output_dir_problem
+from rummy500.commands.rules_args import rules_command_line
+from rummy500.train.config import load_config, recipe_names, recipe_path
+from rummy500.train.config_checks import ConfigError
 from rummy_env.core import Rules
-from rummy_env.tools.arg_checks import CommandParser, output_dir_problem
-from rummy_env.tools.rules_args import rules_command_line
-from train.config import load_config
-from train.config_checks import ConfigError
 
 USAGE_ERROR = 2
 """Exit code of a refused setting or resume."""
@@ -42,15 +42,22 @@ def main(argv: list[str] | None = None) -> int:
         description="Train a policy by self-play PPO against a league of past selves and the "
         "heuristics. Logs to TensorBoard under runs/<run_name>/ and writes checkpoints "
         "there (last.pt, best.pt). Watch with: tensorboard --logdir runs",
-        epilog="examples:\n  rummy500 train --config configs/train/quickstart.yaml\n"
-        "  rummy500 train --config configs/train/selfplay.yaml num_envs=512 rules.players=3\n"
+        epilog="examples:\n  rummy500 train --config quickstart\n"
+        "  rummy500 train --config selfplay num_envs=512 rules.players=3\n"
+        "  rummy500 train --show-config quickstart > mine.yaml   # then: --config mine.yaml\n"
         "  rummy500 train --resume runs/RUN_NAME total_steps=2000000\n"
         "A resume uses the run's own config; only total_steps, max_minutes, the eval, "
         "checkpoint and progress settings, device and torch_threads may change.\n"
         "Ctrl-C saves last.pt after the update under way and prints how to resume.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--config", help="YAML file of TrainConfig fields (train/config.py)")
+    parser.add_argument("--config", metavar="RECIPE",
+                        help="a YAML file of TrainConfig fields, or the name of a packaged "
+                        "recipe (--list-configs)")
+    parser.add_argument("--list-configs", action="store_true",
+                        help="list the packaged recipes and exit")
+    parser.add_argument("--show-config", metavar="RECIPE",
+                        help="print a recipe's YAML (to copy and edit) and exit")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                         help="override config fields, e.g. total_steps=200000 rules.players=3")
     parser.add_argument("--resume", metavar="RUN",
@@ -60,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the network runs (default: the config's, auto)")
     parser.add_argument("--backend", choices=["builtin", "rllib"], default="builtin",
                         help="builtin PPO (default) or Ray RLlib (pip install -e '.[rllib]'; "
-                        "config: configs/train/rllib_selfplay.yaml)")
+                        "config: rllib_selfplay)")
     args = parser.parse_args(argv)
+    if args.list_configs or args.show_config:
+        return _show_recipes(args.show_config)
     if args.backend == "rllib":
         return _main_rllib(args)
     overrides = list(args.overrides)
@@ -69,13 +78,13 @@ def main(argv: list[str] | None = None) -> int:
         overrides.append(f"device={args.device}")
     try:
         if args.resume:
-            from train.resume import resumed_config
+            from rummy500.train.resume import resumed_config
 
             cfg = resumed_config(args.resume, args.config, overrides)
         else:
             cfg = load_config(args.config, overrides)
             check_run_dir(cfg.run_dir)
-        from train.ppo import train
+        from rummy500.train.ppo import train
 
         result = train(cfg, resume=args.resume)
     except ConfigError as e:
@@ -90,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + result.stopped_by
     print(f"run: {result.run_dir}  steps: {result.global_step:,}  "
           f"updates: {result.updates}  SPS: {result.steps_per_second:,.0f}")
+    if result.games_finished == 0:
+        moves = result.global_step // cfg.num_envs
+        print(f"  no game finished yet, so charts/episodic_return is empty: a game to "
+              f"{Rules.from_dict(cfg.rules).target} takes several hundred moves and each game "
+              f"of this run made about {moves:,}; charts/hand_return shows the hands")
     for name, stats in result.last_eval.items():
         print(f"  vs {name}: win rate {stats['win_rate']:.3f}, "
               f"points/hand {stats['points_per_hand']:+.1f} ({stats['games']:.0f} games)")
@@ -97,6 +111,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"checkpoint: {last}  (play it: {eval_command(last, Rules.from_dict(cfg.rules))})")
     if (result.run_dir / "best.pt").exists():  # written by evaluations; none without them
         print("  best.pt beside it: the checkpoint the run's evaluations rated highest")
+    return 0
+
+
+def _show_recipes(name: str | None) -> int:
+    """``--list-configs`` (each packaged recipe and its comment's first line) or
+    ``--show-config NAME`` (the recipe's text)."""
+    if name is not None:
+        try:
+            print(recipe_path(name).read_text(encoding="utf-8"), end="")
+        except ConfigError as e:
+            return _fail(str(e))
+        return 0
+    for recipe in recipe_names():
+        first = recipe_path(recipe).read_text(encoding="utf-8").partition("\n")[0]
+        print(f"{recipe:<18} {first.lstrip('# ') if first.startswith('#') else ''}")
     return 0
 
 
@@ -114,7 +143,7 @@ def _main_rllib(args: argparse.Namespace) -> int:
     try:
         import ray  # noqa: F401
 
-        from train.rllib_backend import load_rllib_config, train_rllib
+        from rummy500.train.rllib_backend import load_rllib_config, train_rllib
     except ImportError as e:
         return _fail(f"--backend rllib needs Ray RLlib: pip install -e '.[rllib]' ({e})")
     try:

@@ -16,24 +16,24 @@ from __future__ import annotations
 import argparse
 import sys
 
-from eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
-from eval.oracle import ARENA_FORMS, check_arena_spec, make_arena_agent
-from rummy_env.tools.arg_checks import (
+from rummy500.commands.arg_checks import (
     CommandParser,
     bootstrap_count,
     check_output_dir,
     non_negative_int,
     positive_int,
 )
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
-from rummy_env.tools.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
+from rummy500.eval.oracle import ARENA_FORMS, check_arena_spec, make_arena_agent
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = CommandParser(
         prog="rummy500 ladder",
         description="Rate agents in a duplicate round robin: Bradley-Terry ratings on the Elo "
-                    "scale with 95%% bootstrap intervals, head to head, decisions per second.",
+                    "scale with 95% bootstrap intervals, head to head, decisions per second.",
     )
     p.add_argument("--agents", nargs="+", default=[], metavar="AGENT",
                    help=f"agents to add: {ARENA_FORMS}")

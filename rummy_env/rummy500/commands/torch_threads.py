@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rummy_env.tools.arg_checks import positive_int
+from rummy500.commands.arg_checks import positive_int
 
 
 def add_torch_threads_argument(parser: argparse.ArgumentParser) -> None:

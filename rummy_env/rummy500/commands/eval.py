@@ -2,7 +2,7 @@
 
     rummy500 eval --agents sharp casual [random] [ckpt:PATH ...] --games N --players P
                   --preset NAME --seed S [--duplicate] [--daily] [--pcr N] [--out DIR]
-    python -m rummy_env.tools.eval ...      (the same)
+    python -m rummy500.commands.eval ...      (the same)
 
 Seats rotate so every agent sits in every seat equally often (with more agents
 than seats, every group of P agents plays); the game count is rounded up to
@@ -20,11 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from eval.arena import match_games, play_match, seating_plan
-from eval.oracle import ARENA_FORMS, make_arena_agent
-from eval.report import build_report, markdown, write_report
-from rummy_env.core import BatchRecorder, daily_seed, write_records
-from rummy_env.tools.arg_checks import (
+from rummy500.commands.arg_checks import (
     CommandParser,
     bootstrap_count,
     check_output_dir,
@@ -32,8 +28,12 @@ from rummy_env.tools.arg_checks import (
     non_negative_int,
     positive_int,
 )
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
-from rummy_env.tools.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.eval.arena import match_games, play_match, seating_plan
+from rummy500.eval.oracle import ARENA_FORMS, make_arena_agent
+from rummy500.eval.report import build_report, markdown, write_report
+from rummy_env.core import BatchRecorder, daily_seed, write_records
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,21 +20,21 @@ import sys
 
 from tqdm import tqdm
 
-from agents.registry import SPEC_FORMS, check_spec, make_agent
-from eval.tournament import play_tournaments, round_sizes
-from eval.tournament_report import (
-    build_tournament_report,
-    tournament_markdown,
-    write_tournament_report,
-)
-from rummy_env.core import daily_seed
-from rummy_env.tools.arg_checks import (
+from rummy500.agents.registry import SPEC_FORMS, check_spec, make_agent
+from rummy500.commands.arg_checks import (
     CommandParser,
     check_output_dir,
     non_negative_int,
     positive_int,
 )
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.eval.tournament import play_tournaments, round_sizes
+from rummy500.eval.tournament_report import (
+    build_tournament_report,
+    tournament_markdown,
+    write_tournament_report,
+)
+from rummy_env.core import daily_seed
 
 MAX_ENTRANTS = 4096
 """Entrants one command may seat (keeps a typo such as ``sharp*100000`` from running away)."""
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rummy500 tournament",
         description="Play multi-table tournaments: tables of entrants play one game each, "
                     "winners go on to the next round until one final table; reports tournaments "
-                    "won (95%% intervals), mean finishing round and chips.",
+                    "won (95% intervals), mean finishing round and chips.",
     )
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                    help=f"entrants: {SPEC_FORMS}; NAME*N enters N times")

@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 
+from rummy500.commands.arg_checks import CommandParser, non_negative_int
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy_env.core import (
     Rules,
     action_layout,
@@ -15,8 +17,6 @@ from rummy_env.core import (
     sample_legal,
     step_inplace,
 )
-from rummy_env.tools.arg_checks import CommandParser, non_negative_int
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 def play_demo(rules: Rules, seed: int, out=sys.stdout) -> dict:

@@ -18,8 +18,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import SPEC_FORMS, make_agent
+from rummy500.agents.base import Agent
+from rummy500.agents.registry import SPEC_FORMS, make_agent
+from rummy500.commands.arg_checks import CommandParser, check_output_file, non_negative_int
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.train.interrupt import STOP_SIGNALS
 from rummy_env.core import (
     PHASE_NAMES,
     BatchRecorder,
@@ -37,9 +40,6 @@ from rummy_env.core import (
     step_inplace,
     write_records,
 )
-from rummy_env.tools.arg_checks import CommandParser, check_output_file, non_negative_int
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
-from train.interrupt import STOP_SIGNALS
 
 
 def _cards(counts: np.ndarray) -> str:

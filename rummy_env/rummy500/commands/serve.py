@@ -13,14 +13,14 @@ import signal
 import sys
 from types import FrameType
 
-from rummy_env.tools.arg_checks import (
+from rummy500.commands.arg_checks import (
     CommandParser,
     port_number,
     positive_float,
     positive_int,
 )
-from rummy_env.web.server import make_server
-from train.interrupt import STOP_SIGNALS
+from rummy500.train.interrupt import STOP_SIGNALS
+from rummy500.web.server import make_server
 
 
 def _stop(number: int, frame: FrameType | None) -> None:

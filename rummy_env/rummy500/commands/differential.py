@@ -4,7 +4,7 @@ Both engines play the same seeded games with the same random legal moves; at
 every step their legal action sets must be equal and their snapshots (every
 card's place, phase, seat, obligation, scores, totals) identical.
 
-    python -m rummy_env.tools.differential --preset standard --players 2 --games 2000
+    python -m rummy500.commands.differential --preset standard --players 2 --games 2000
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rummy500.commands.arg_checks import CommandParser, non_negative_int, positive_int
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy_env.core import Rules, action_layout, init, legal_mask, snapshot, step_inplace
 from rummy_env.reference import ReferenceGame
-from rummy_env.tools.arg_checks import CommandParser, non_negative_int, positive_int
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 
 @dataclass

@@ -14,21 +14,23 @@ import sys
 
 # name -> (module with main(argv), one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("rummy_env.tools.demo", "play one random game and print it move by move"),
-    "bench": ("rummy_env.tools.bench", "measure core throughput (agent-steps/s, hands/s, memory)"),
-    "scenario": ("rummy_env.tools.scenario",
+    "demo": ("rummy500.commands.demo", "play one random game and print it move by move"),
+    "bench": ("rummy500.commands.bench",
+              "measure core throughput (agent-steps/s, hands/s, memory)"),
+    "scenario": ("rummy_env.scenario",
                  "run a conformance scenario file and print the result"),
-    "difftest": ("rummy_env.tools.differential", "check the vectorized core against the reference"),
-    "eval": ("rummy_env.tools.eval",
+    "difftest": ("rummy500.commands.differential",
+                 "check the vectorized core against the reference"),
+    "eval": ("rummy500.commands.eval",
              "arena: win rates with confidence intervals, duplicate deals, ratings"),
-    "ladder": ("rummy_env.tools.ladder",
+    "ladder": ("rummy500.commands.ladder",
                "rating ladder: round robin, Bradley-Terry ratings, head to head, decisions/s"),
-    "tournament": ("rummy_env.tools.tournament",
+    "tournament": ("rummy500.commands.tournament",
                    "multi-table tournaments: table winners advance to a final table"),
-    "train": ("rummy_env.tools.train", "self-play PPO training with TensorBoard logging"),
-    "play": ("rummy_env.tools.play", "play a game in the terminal against bots"),
-    "replay": ("rummy_env.tools.replay", "step through a saved game record"),
-    "serve": ("rummy_env.tools.serve", "a card table in the browser: play agents, watch games"),
+    "train": ("rummy500.commands.train", "self-play PPO training with TensorBoard logging"),
+    "play": ("rummy500.commands.play", "play a game in the terminal against bots"),
+    "replay": ("rummy500.commands.replay", "step through a saved game record"),
+    "serve": ("rummy500.commands.serve", "a card table in the browser: play agents, watch games"),
 }
 
 

@@ -17,10 +17,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from rummy500.commands.arg_checks import (
+    CommandParser,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
+from rummy500.commands.bench_peers import PEERS, bench_peers
+from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy_env.core import GameStream, Rules, TableCache, legal_mask, sample_legal, step_inplace
-from rummy_env.tools.arg_checks import CommandParser, non_negative_int, positive_float, positive_int
-from rummy_env.tools.bench_peers import PEERS, bench_peers
-from rummy_env.tools.rules_args import add_rules_arguments, rules_from_args
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
 
@@ -167,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 results = [bench_one_game(rules, args.seconds, args.seed)]
         else:
-            from eval.bench_agents import bench_agents
+            from rummy500.eval.bench_agents import bench_agents
 
             batch = max(args.batch)
             results = [{"what": "agents", "preset": rules.preset, "players": rules.players,
