@@ -3,8 +3,8 @@
 An agent gets a ``rummy_env.core.Decision`` (for n games: what the acting seats
 may see, nothing more) and returns one legal action id per game. The one
 exception is a research bound, not an agent: a class that sets ``sees_hidden =
-True`` (``eval.oracle``) also gets the true games in ``Decision.hidden``, and only
-the arena (``eval.arena``) fills it.
+True`` (``rummy500.eval.oracle``) also gets the true games in ``Decision.hidden``, and only
+the arena (``rummy500.eval.arena``) fills it.
 """
 
 from __future__ import annotations

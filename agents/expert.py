@@ -2,7 +2,7 @@
 
 A *guide* proposes and plays out; the search checks it. The guide is the
 shipped ``champion`` when one is trained for the rules (and torch is
-installed), else Sharp (``agents.sharp``):
+installed), else Sharp (``rummy500.agents.sharp``):
 
 * champion guide: where the policy is unsure (its likeliest action has less
   than ``sure`` of the probability), its ``candidates`` likeliest actions of

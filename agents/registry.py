@@ -1,11 +1,11 @@
 """Agents by name: ``make_agent("sharp", rules, seed)`` for the CLI, the arena and training.
 
 Specs: ``random``, ``casual``, ``sharp``, ``expert`` (with a search budget:
-``expert:worlds=16,horizon=30``, see ``agents.expert``), ``champion`` (the trained policy
-that ships with the package, ``agents.champion``), and ``ckpt:PATH`` (a trained torch
-policy from a checkpoint file (``agents.checkpoint``), played greedily; torch is imported
+``expert:worlds=16,horizon=30``, see ``rummy500.agents.expert``), ``champion`` (the trained policy
+that ships with the package, ``rummy500.agents.champion``), and ``ckpt:PATH`` (a trained torch
+policy from a checkpoint file (``rummy500.agents.checkpoint``), played greedily; torch is imported
 only for such specs). The ``oracle`` sees hidden cards, so it is no agent: the arena's
-programs build it (``eval.oracle``), and every other program refuses it here.
+programs build it (``rummy500.eval.oracle``), and every other program refuses it here.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
     """``ckpt:PATH``: a trained policy from a checkpoint file, acting greedily.
 
     The checkpoint must have been trained under these rules and this
-    observation version (``agents.checkpoint.load_policy`` checks both). Any
+    observation version (``rummy500.agents.checkpoint.load_policy`` checks both). Any
     problem comes back as a ``ValueError`` naming the path, or
     ``NotImplementedError`` when torch or the training package is missing.
     """

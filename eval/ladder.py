@@ -3,7 +3,7 @@
 ``play_ladder`` seats every group of P agents (every pairing at two seats;
 with no more agents than seats, all of them at one table) for about ``games``
 duplicate games each, so the luck of the cards cancels, and builds the match
-report of ``eval.report`` (win rates, the head-to-head table, Bradley-Terry
+report of ``rummy500.eval.report`` (win rates, the head-to-head table, Bradley-Terry
 ratings with bootstrap intervals). On top it adds the ladder itself: the
 agents in rating order with their decisions per second. ``ladder_markdown``
 and ``write_ladder`` print it and write it (``ladder.json``, ``ladder.csv``,

@@ -14,7 +14,7 @@ the play-out policies).
 
     rummy500 eval --agents oracle:sees=hands,guide=sharp sharp --preset web --duplicate
 
-The rest of the name is the expert's budget (``agents.expert``):
+The rest of the name is the expert's budget (``rummy500.agents.expert``):
 ``oracle:sees=hands,worlds=32`` searches as ``expert:worlds=32`` does.
 """
 
@@ -148,7 +148,7 @@ def make_oracle(options: str, rules: Rules, seed: int = 0) -> OracleAgent:
 
 
 def check_arena_spec(spec: str) -> None:
-    """``agents.registry.check_spec``, the oracle's options accepted too (one-line
+    """``rummy500.agents.registry.check_spec``, the oracle's options accepted too (one-line
     ``ValueError``)."""
     if is_oracle(spec):
         parse_oracle(spec.strip()[len("oracle:"):])
@@ -157,7 +157,7 @@ def check_arena_spec(spec: str) -> None:
 
 
 def make_arena_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
-    """``agents.registry.make_agent``, or the oracle where ``spec`` names it: for programs
+    """``rummy500.agents.registry.make_agent``, or the oracle where ``spec`` names it: for programs
     that play through the arena, which hands it the true games."""
     if is_oracle(spec):
         return make_oracle(spec.strip()[len("oracle:"):], rules, seed)

@@ -40,7 +40,8 @@ from rummy_env.core import chips
 
 def win_rate_by_deal(match: MatchResult, agent: int) -> tuple[Estimate, float]:
     """(win rate of ``agent`` with its interval counting each deal's games as one cluster,
-    design effect): the interval duplicate deals earn (``eval.stats.clustered_win_rate``)."""
+    design effect): the interval duplicate deals earn
+    (``rummy500.eval.stats.clustered_win_rate``)."""
     deals = np.unique(match.deal, return_inverse=True)[1]
     played = (match.lineups == agent).any(axis=1)
     won = np.where(played, (match.winner_agent == agent).astype(np.float64), 0.0)

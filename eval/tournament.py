@@ -9,7 +9,7 @@ tie there the seat drawn first). When the entrants fit one table, that table is
 the final and its winner wins the tournament.
 
 All tournaments run side by side: the tables of one round of every tournament are
-played as one batch of games per table size (``eval.arena.play_games``), so no
+played as one batch of games per table size (``rummy500.eval.arena.play_games``), so no
 Python loop steps a game. An entrant is an index into the agent list; an agent may
 hold several entries.
 """

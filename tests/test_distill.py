@@ -1,4 +1,4 @@
-"""Expert iteration (``train.distill``): labels that are the expert's own choices, a fit
+"""Expert iteration (``rummy500.train.distill``): labels that are the expert's own choices, a fit
 that moves the network toward them, and a command line that refuses bad input in one line.
 
 Tiny budgets and one game: these check the contract, never strength.

@@ -10,6 +10,7 @@ champion against Sharp, and one page from ``rummy500 serve``.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -33,8 +34,11 @@ def run(*command: str | Path, cwd: Path, timeout: float = 600) -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, ROOT, cwd=out)
+    """Built from a copy, so the build leaves nothing in the checkout."""
+    out, source = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("source") / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "runs", "records", "*.egg-info", "__pycache__"))
+    run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, source, cwd=out)
     (built,) = out.glob("rummy500-*.whl")
     return built
 

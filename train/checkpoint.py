@@ -1,6 +1,6 @@
 """Writing checkpoints: weights plus everything needed to trust them, saved atomically.
 
-The format and the loader are the players' (``agents.checkpoint``); training
+The format and the loader are the players' (``rummy500.agents.checkpoint``); training
 only writes them.
 """
 

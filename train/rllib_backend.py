@@ -116,7 +116,8 @@ class RLlibConfig:
 
 def load_rllib_config(path: str | Path | None,
                       overrides: list[str] | dict[str, Any] | None = None) -> RLlibConfig:
-    """An ``RLlibConfig`` read like the built-in trainer's (``train.config.load_config``)."""
+    """An ``RLlibConfig`` read like the built-in trainer's
+    (``rummy500.train.config.load_config``)."""
     return load_config(path, overrides, cls=RLlibConfig)
 
 

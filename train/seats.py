@@ -4,7 +4,7 @@ In each of B games the learner holds one seat (every seat under pure
 self-play) and one league member plays the others. A seat's decisions form a
 chain: the rewards the game pays that seat after a decision are credited to
 it, and each decision links to that seat's next one (``next_step``), so that
-advantages follow each seat's own turns (``train.advantages.turn_based_gae``).
+advantages follow each seat's own turns (``rummy500.train.advantages.turn_based_gae``).
 Chains do not cross rollouts: a decision still pending at the end of one is
 bootstrapped from its seat's current observation.
 """

@@ -8,7 +8,7 @@ The encoding is batched: no Python loop over games. One game alone is
 encoded faster, to the same bits, by ``observe_one.observe_one`` (the one-game envs').
 ``observe(..., compact=True)`` stops before the widening to float32: a
 ``CompactObservation`` (uint8 codes and a few float32 numbers, a quarter of the
-bytes) that ``widen`` turns into the same vectors, here or in torch (``agents.widen``).
+bytes) that ``widen`` turns into the same vectors, here or in torch (``rummy500.agents.widen``).
 
 Sizes: C = 53 card columns (card id = suit * 13 + rank, 52 = joker; see
 ``cards.py``), P = seats, M = ``state.max_melds(rules)`` table melds, K = 4.
@@ -252,7 +252,7 @@ def _encode_plan(rules: Rules) -> _EncodePlan:
 
 class CompactObservation(NamedTuple):
     """Observations before widening, a quarter of the bytes: what a trainer stores in its
-    rollouts or sends to a GPU and widens there (``widen``, or ``agents.widen`` in torch).
+    rollouts or sends to a GPU and widens there (``widen``, or ``rummy500.agents.widen`` in torch).
 
     ``codes`` uint8 [n, D]: every column's integer numerator (the columns of the number
     and rule blocks are 0); ``numbers`` float32 [n, K]: the number blocks, hand_sizes ..

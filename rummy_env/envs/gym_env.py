@@ -14,7 +14,7 @@ Rewards             the learning seat's share of ``episode.py``'s rewards
 Configuration: the rules as in every env (``rules=``, ``rules_file=``, or
 ``preset=`` plus rule flags); ``opponents``: one opponent for every other seat,
 or a list of P-1 (the seats after the learner, in turn order), each an
-``agents.base.Agent`` or a callable ``(observation [D], mask [A]) -> action``
+``rummy500.agents.base.Agent`` or a callable ``(observation [D], mask [A]) -> action``
 (default: uniformly random legal actions from the env's seeded generator);
 ``seat``: the learning seat, an int or ``"random"`` (drawn at each reset);
 ``episode``, ``reward`` as in ``rummy_env/envs/episode.py``; ``illegal_action``.

@@ -4,7 +4,7 @@ The single-agent envs (``gym_env``, ``vector.RummySingleAgentVectorEnv``) let th
 non-learning seats be played by
 
 * any agent: an object with ``name`` and ``act(Decision) -> int64 [n]`` (the
-  protocol of ``agents.base.Agent``), given the seat's view and mask, or
+  protocol of ``rummy500.agents.base.Agent``), given the seat's view and mask, or
 * any callable ``(observations float32 [n, D], masks bool [n, A]) -> int [n]``,
   applied to the batch; ``single=True`` calls it once per game with
   ``(observation [D], mask [A]) -> int`` instead (the Gymnasium env's convention).

@@ -9,12 +9,12 @@
     # rewards float32 [B,P] by absolute seat; terminated, truncated bool [B]
 
 With ``compact=True`` the observations are ``CompactObservation`` (uint8 codes and
-float32 numbers, widened bit for bit by ``obs.widen(rules)`` or ``agents.widen``), a
+float32 numbers, widened bit for bit by ``obs.widen(rules)`` or ``rummy500.agents.widen``), a
 quarter of the bytes and no widening in the step; ``info["final_obs"]`` stays float32.
 
 ``RummySingleAgentVectorEnv``: a ``gymnasium.vector.VectorEnv`` with one learning
 seat per game; the other seats are played, batched, by opponents (an
-``agents.base.Agent`` acting on ``Decision`` batches or a callable
+``rummy500.agents.base.Agent`` acting on ``Decision`` batches or a callable
 ``(obs [n,D], mask [n,A]) -> actions [n]``; default: uniformly random legal).
 It is the vector entry point of ``gymnasium.make_vec("Rummy500-v1", num_envs=B)``.
 
