@@ -23,3 +23,9 @@ class Agent(Protocol):
     name: str
 
     def act(self, decision: Decision) -> np.ndarray: ...
+
+
+class AgentFailure(RuntimeError):
+    """An agent could not decide: an outside agent (a process, a plug-in) crashed, answered
+    wrongly or too late. The arena ends the match there and reports the games already
+    finished; the message is one line that names the agent and what went wrong."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rummy500.agents.base import Agent
+from rummy500.agents.base import Agent, AgentFailure
 from rummy_env.core import (
     BatchRecorder,
     Decision,
@@ -176,10 +176,19 @@ class MatchResult:
     agent_search: list = field(default_factory=list)
     """[k]: each search agent's ``search_summary()`` after the match (over the decisions of
     its life, which the programs' agents spend in one match), None for the others."""
+    stopped: str | None = None
+    """Why the match ended early (an agent failed: ``AgentFailure``'s line), None when every
+    game was played; the arrays then hold the games finished before."""
 
     @property
     def n_games(self) -> int:
         return int(self.deal.shape[0])
+
+    def raise_if_stopped(self, what: str) -> None:
+        """Pass an agent's failure on (``AgentFailure``) to a caller that cannot use part of
+        a match: ``what`` names what stopped, e.g. "the ladder"."""
+        if self.stopped:
+            raise AgentFailure(f"{self.stopped}; {what} stopped")
 
     @property
     def winner_agent(self) -> np.ndarray:
@@ -227,7 +236,9 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                recorder: BatchRecorder | None = None) -> MatchResult:
     """Play game ``g`` = deal ``deals[g]`` with agent ``lineups[g, s]`` in seat s, to the end.
 
-    ``recorder`` (optional) collects every game as a replayable record."""
+    ``recorder`` (optional) collects every game as a replayable record. An agent that fails
+    (``AgentFailure``) ends the match: the result holds the games finished until then and
+    says why in ``stopped``."""
     import time
 
     from tqdm import tqdm
@@ -257,53 +268,61 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
         record_start(stream.slot_game)
     bar = tqdm(total=n_games, disable=not progress, unit="game", desc="arena", leave=False)
     tables = TableCache(rules)  # most tables stand from one micro-step to the next
-    while stream.slot_game.size:
-        state, slot_game = stream.state, stream.slot_game
-        live = ~state.game_over
-        if live.any():
-            tables.update(state)
-            mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
-            actions = np.zeros(slot_game.size, np.int64)
-            agent_of_row = lineups[np.maximum(slot_game, 0), state.current_player]
-            for k, agent in enumerate(agents):
-                rows = np.flatnonzero(live & (agent_of_row == k))
-                if rows.size == 0:
-                    continue
-                seats = state.current_player[rows]
-                view = player_view(rules, state, seats, rows, points=tables.points)
-                hidden = state.select(rows) if getattr(agent, "sees_hidden", False) else None
-                asked = time.perf_counter()
-                chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
-                                            hidden=hidden))
-                agent_seconds[k] += time.perf_counter() - asked
-                actions[rows] = np.asarray(chosen, np.int64).reshape(-1)
-                decisions[k] += rows.size
-            if recorder is not None:
-                recorder.actions(slot_game[live], actions[live])
-            step_inplace(rules, state, actions, mask=mask, fits=tables.fits,
-                         blocked=tables.blocked)
+    finished = np.zeros(n_games, bool)
+    stopped = None
+    try:
+        while stream.slot_game.size:
+            state, slot_game = stream.state, stream.slot_game
+            live = ~state.game_over
+            if live.any():
+                tables.update(state)
+                mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
+                actions = np.zeros(slot_game.size, np.int64)
+                agent_of_row = lineups[np.maximum(slot_game, 0), state.current_player]
+                for k, agent in enumerate(agents):
+                    rows = np.flatnonzero(live & (agent_of_row == k))
+                    if rows.size == 0:
+                        continue
+                    seats = state.current_player[rows]
+                    view = player_view(rules, state, seats, rows, points=tables.points)
+                    hidden = state.select(rows) if getattr(agent, "sees_hidden", False) else None
+                    asked = time.perf_counter()
+                    chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
+                                                hidden=hidden))
+                    agent_seconds[k] += time.perf_counter() - asked
+                    actions[rows] = np.asarray(chosen, np.int64).reshape(-1)
+                    decisions[k] += rows.size
+                if recorder is not None:
+                    recorder.actions(slot_game[live], actions[live])
+                step_inplace(rules, state, actions, mask=mask, fits=tables.fits,
+                             blocked=tables.blocked)
 
-        done = stream.finished()
-        if done.size:
-            g = slot_game[done]
-            if recorder is not None:
-                recorder.finish(state, done, g)
-            totals[g] = state.totals[done]
-            winner[g] = state.winner[done]
-            truncated[g] = state.truncated[done]
-            hands[g] = state.hand_number[done].astype(np.int64) + 1
-            bar.update(done.size)
-            new_games = stream.replace(done)
-            if recorder is not None:
-                record_start(new_games)
-        stream.compact()
-        if stream.state is not state:  # the batch was packed: its rows moved
-            tables.forget()
+            done = stream.finished()
+            if done.size:
+                g = slot_game[done]
+                if recorder is not None:
+                    recorder.finish(state, done, g)
+                totals[g] = state.totals[done]
+                winner[g] = state.winner[done]
+                truncated[g] = state.truncated[done]
+                hands[g] = state.hand_number[done].astype(np.int64) + 1
+                finished[g] = True
+                bar.update(done.size)
+                new_games = stream.replace(done)
+                if recorder is not None:
+                    record_start(new_games)
+            stream.compact()
+            if stream.state is not state:  # the batch was packed: its rows moved
+                tables.forget()
+    except AgentFailure as failure:
+        stopped = str(failure)
     bar.close()
+    kept = finished if stopped else slice(None)
     return MatchResult(
         agent_names=[a.name for a in agents], rules=rules, seed=seed, duplicate=False,
-        lineups=lineups, deal=deals, totals=totals, winner=winner, truncated=truncated,
-        hands=hands, decisions=decisions, seconds=time.perf_counter() - start_time,
+        lineups=lineups[kept], deal=deals[kept], totals=totals[kept], winner=winner[kept],
+        truncated=truncated[kept], hands=hands[kept], decisions=decisions,
+        seconds=time.perf_counter() - start_time, stopped=stopped,
         agent_seconds=agent_seconds,
         agent_search=[a.search_summary() if hasattr(a, "search_summary") else None
                       for a in agents],

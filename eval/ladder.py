@@ -44,6 +44,7 @@ def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0
     total = ladder_games(len(agents), rules.players, games)
     match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
                        progress=progress)
+    match.raise_if_stopped("the ladder")
     report = build_report(match, bootstrap=bootstrap, meta=meta)
     by_name = {a["agent"]: a for a in report["agents"]}
     order = sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"])

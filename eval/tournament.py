@@ -118,6 +118,7 @@ def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent
             first_deal += seats.shape[0]
             match = play_games(table_rules, agents_of[size], entries[seats], deals, seed,
                                batch_size=batch_size, progress=False)
+            match.raise_if_stopped("the tournaments")
             games += match.n_games
             truncated += int(match.truncated.sum())
             best = np.where(match.winner >= 0, match.winner, match.totals.argmax(axis=1))

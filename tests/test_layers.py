@@ -34,7 +34,7 @@ THIRD_PARTY = {
     0: {"numpy"},
     1: {"numpy"},
     2: {"numpy", "gymnasium", "pettingzoo", "yaml"},
-    3: {"numpy", "torch"},
+    3: {"numpy", "torch", "sb3_contrib"},  # sb3_contrib: only for sb3: specs, imported then
     4: {"numpy", "torch", "tqdm", "matplotlib"},
     5: {"numpy", "torch", "tqdm", "matplotlib", "yaml", "ray", "gymnasium", "pettingzoo",
         "tensorboard"},

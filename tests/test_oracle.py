@@ -139,7 +139,7 @@ def test_a_guide_that_cannot_play_is_told_of_the_oracle():
 
 @pytest.mark.parametrize("spec, ok", [
     ("oracle", True), ("oracle:sees=0.9,worlds=16", True), ("sharp", True),
-    ("expert:worlds=4", True), ("ckpt:any.pt", True), ("oracle:sees=2", False),
+    ("expert:worlds=4", True), ("ckpt:not_there.pt", False), ("oracle:sees=2", False),
     ("grandmaster", False),
 ])
 def test_the_arena_programs_check_their_agents_before_any_work(spec, ok):

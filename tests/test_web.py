@@ -129,13 +129,41 @@ def test_options_list_presets_and_agents(server):
     assert {"random", "casual", "sharp"} <= set(options["agents"])
 
 
+def test_a_page_seats_only_the_agents_the_server_was_started_with(tmp_path):
+    """Agents from outside (code to run, files to read) come only from the command line."""
+    script = tmp_path / "page_bot.py"
+    script.write_text("class Bot:\n    name = 'page-bot'\n    def __init__(self, rules, seed):"
+                      "\n        pass\n    def act(self, decision):\n"
+                      "        return decision.mask.argmax(axis=1)\n")
+    offered = ["py:page_bot:Bot", "random"]
+    sys.path.insert(0, str(tmp_path))
+    try:
+        srv = make_server(port=0, records_dir=tmp_path / "records", agents=offered)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        try:
+            assert call(srv, "GET", "/api/options")[1]["agents"] == offered
+            status, view = call(srv, "POST", "/api/games",
+                                {"mode": "watch", "opponents": ["py:page_bot:Bot", "random"]})
+            assert status == 200, view
+            for spec in ("sharp", "ckpt:/etc/passwd", "cmd:touch x", "py:os:system",
+                         "sb3:/etc/hostname", "py:page_bot:Bo"):
+                status, answer = call(srv, "POST", "/api/games", {"opponents": [spec]})
+                assert status == 400 and "does not offer" in answer["error"], (spec, answer)
+                assert "/etc" not in answer["error"].split("offers:")[1]
+        finally:
+            srv.shutdown()
+            srv.server_close()
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
 # --- refusals ------------------------------------------------------------------------
 def test_bad_json_and_bad_fields_are_refused_with_400(server):
     status, answer = call(server, "POST", "/api/games", raw=b"{not json")
     assert status == 400 and "bad JSON" in answer["error"] and answer["status"] == 400
     for body, words in (([1, 2], "JSON object"), ({"players": "two"}, "'players'"),
                         ({"preset": "nope"}, "preset"), ({"flags": "wrap=maybe"}, "wrap"),
-                        ({"opponents": ["grandmaster"]}, "unknown agent"),
+                        ({"opponents": ["grandmaster"]}, "does not offer"),
                         ({"mode": "sleep"}, "'mode'"), ({"seat": 5}, "'seat'")):
         status, answer = call(server, "POST", "/api/games", body)
         assert status == 400 and words in answer["error"], (body, answer)
@@ -491,8 +519,12 @@ def test_browser_plays_a_hand_against_a_bot(server, page):
     flags = "max_turns=8"
     seed = meldable_seed(Rules.from_dict({"max_turns": 8}))
     form = page.find_element("id", "play-form")
-    form.find_element("name", "opponents").clear()
-    form.find_element("name", "opponents").send_keys("casual")
+    pickers = form.find_elements("css selector", ".seat-agents select")
+    assert len(pickers) == 1  # one opponent at two seats, a choice and no free text
+    assert not form.find_elements("css selector", ".seat-agents input")
+    from selenium.webdriver.support.select import Select
+
+    Select(pickers[0]).select_by_value("casual")
     form.find_element("name", "flags").send_keys(flags)
     form.find_element("name", "seed").send_keys(str(seed))
     choose(page, "pace", "250")

@@ -27,6 +27,7 @@ def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games:
         opponent = make_agent(name, rules, seed)
         result = play_match(rules, [learner, opponent], games, seed=seed, duplicate=True,
                             batch_size=min(512, max(games, 2)), progress=False)
+        result.raise_if_stopped("the training's evaluation")
         mine = result.lineups == 0  # [G, P] seats the learner held
         points = (result.totals * mine).sum()
         rate, _ = win_rate_by_deal(result, 0)

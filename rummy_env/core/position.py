@@ -31,6 +31,7 @@ from .patterns import (
 from .rules import Rules, is_int
 from .state import PHASE_GAME_OVER, PHASE_HAND_OVER, PHASE_NAMES, State, empty_state, max_melds
 from .step import legal_mask
+from .view import PlayerView
 
 MAX_TOTAL = 1_000_000
 """Largest running total a position may give (far past any target; the state holds int32)."""
@@ -209,8 +210,9 @@ def _place_meld(state: State, index: int, meld: TableMeldSpec) -> None:
 
 
 # ----------------------------------------------------------------------------- snapshots
-def meld_cards(state: State, g: int, m: int) -> tuple[list[str], list[int]]:
-    """(card texts in print order, seat that laid each) of meld ``m`` of game ``g``."""
+def meld_cards(state: State | PlayerView, g: int, m: int) -> tuple[list[str], list[int]]:
+    """(card texts in print order, seat that laid each) of meld ``m`` of game ``g``: of a
+    State, or of a seat's PlayerView (the same meld fields, its seats relative)."""
     kind = int(state.meld_kind[g, m])
     key = int(state.meld_key[g, m])
     if kind == KIND_SET:

@@ -62,14 +62,25 @@ def main(argv: list[str] | None = None) -> int:
     return run_program(module.main, rest)
 
 
+AGENT_FAILED = 3
+"""Exit code of a program that an agent from outside stopped (crashed, answered wrongly or
+too late): what was finished before is kept."""
+
+
 def run_program(program_main, argv: list[str] | None) -> int:
     """``program_main(argv)`` as an exit code; a reader that leaves early
-    (``rummy500 replay FILE | head``) ends the program quietly, not with a traceback."""
+    (``rummy500 replay FILE | head``) ends the program quietly, and an agent that fails
+    (``AgentFailure``) with its one line, not with a traceback."""
+    from rummy500.agents.base import AgentFailure
+
     try:
         return int(program_main(argv) or 0)
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except AgentFailure as failure:
+        print(f"rummy500: {failure}", file=sys.stderr)
+        return AGENT_FAILED
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import signal
 import sys
 from types import FrameType
 
+from rummy500.agents.registry import SPEC_FORMS, check_spec
 from rummy500.commands.arg_checks import (
     CommandParser,
     port_number,
@@ -21,6 +22,7 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.train.interrupt import STOP_SIGNALS
 from rummy500.web.server import make_server
+from rummy500.web.tables import TABLE_AGENTS
 
 
 def _stop(number: int, frame: FrameType | None) -> None:
@@ -40,11 +42,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="live games and open record files at once (default 32)")
     parser.add_argument("--idle-minutes", type=positive_float, default=30.0,
                         help="a game untouched this long is closed (default 30)")
+    parser.add_argument("--agents", nargs="+", metavar="AGENT", default=list(TABLE_AGENTS),
+                        help=f"the agents a page may seat ({SPEC_FORMS}); a page picks among "
+                        f"these and names none of its own (default: {' '.join(TABLE_AGENTS)})")
     parser.add_argument("--log", action="store_true", help="print one line per request")
     args = parser.parse_args(argv)
+    for spec in args.agents:
+        try:
+            check_spec(spec)
+        except ValueError as e:
+            parser.error(f"--agents: {e}")
     try:
         server = make_server(args.host, args.port, args.records, args.max_games,
-                             args.idle_minutes * 60, quiet=not args.log)
+                             args.idle_minutes * 60, quiet=not args.log, agents=args.agents)
     except OSError as e:
         parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
     for number in STOP_SIGNALS:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -34,14 +35,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from rummy500.agents.registry import BUILTIN
 from rummy_env.core import PRESETS, daily_seed
 
 from .live import LiveGame
 from .refusals import Refusal
 from .replays import ReplayFile
 from .saving import save_record
-from .tables import Tables, new_game, record_file
+from .tables import TABLE_AGENTS, Tables, new_game, record_file
 
 MAX_BODY = 64 * 1024
 """Largest request body, except a record file."""
@@ -83,9 +83,11 @@ class TableServer(ThreadingHTTPServer):
     allow_reuse_address = True
 
     def __init__(self, address: tuple[str, int], tables: Tables, records_dir: str | Path,
-                 quiet: bool = True) -> None:
+                 quiet: bool = True, agents: Sequence[str] = TABLE_AGENTS) -> None:
         super().__init__(address, TableHandler)
         self.tables, self.records_dir, self.quiet = tables, Path(records_dir), quiet
+        self.agents = list(dict.fromkeys(spec.strip() for spec in agents))
+        """The agent specs a page may seat, as the person who started the server named them."""
         self.files = static_files()
         host, port = self.server_address[:2]
         # Loopback servers answer only to loopback names: a web page elsewhere cannot
@@ -188,12 +190,11 @@ class TableHandler(BaseHTTPRequestHandler):
     # API -----------------------------------------------------------------------
     def options(self) -> dict[str, Any]:
         seed, day = daily_seed()
-        return {"presets": sorted(PRESETS), "agents": sorted(BUILTIN),
-                "agent_forms": ["expert:worlds=N,horizon=N", "ckpt:PATH"],
+        return {"presets": sorted(PRESETS), "agents": self.server.agents,
                 "daily": {"date": day}, "max_players": 8}
 
     def create_game(self) -> dict[str, Any]:
-        game = new_game(self._body())
+        game = new_game(self._body(), self.server.agents)
         game_id = self.server.tables.add(game)
         return {"id": game_id, **game.view()}
 
@@ -286,6 +287,8 @@ def _record_name(game_id: str) -> str:
 
 def make_server(host: str = "127.0.0.1", port: int = 0, records_dir: str | Path = "records",
                 max_tables: int = 32, idle_seconds: float = 1800.0,
-                quiet: bool = True) -> TableServer:
-    """A bound, not yet serving table server (``port`` 0 picks a free port)."""
-    return TableServer((host, port), Tables(max_tables, idle_seconds), records_dir, quiet)
+                quiet: bool = True, agents: Sequence[str] = TABLE_AGENTS) -> TableServer:
+    """A bound, not yet serving table server (``port`` 0 picks a free port) whose pages may
+    seat ``agents`` (specs the caller checked: they may run code or read files)."""
+    return TableServer((host, port), Tables(max_tables, idle_seconds), records_dir, quiet,
+                       agents)

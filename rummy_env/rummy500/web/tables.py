@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rummy500.agents.registry import make_agent
@@ -96,9 +96,15 @@ def rules_of(body: dict[str, Any]) -> Rules:
         raise Refusal(400, str(e)) from None
 
 
-def new_game(body: dict[str, Any]) -> LiveGame:
+TABLE_AGENTS = ("random", "casual", "sharp", "champion", "expert")
+"""The agents a page may seat when the server is started without ``--agents``."""
+
+
+def new_game(body: dict[str, Any], offered: Sequence[str] = TABLE_AGENTS) -> LiveGame:
     """A game from a request: ``mode`` play (you at ``seat`` against ``opponents``) or watch
-    (``opponents`` in every seat), the rules, and ``seed``, or ``daily`` for today's deal."""
+    (``opponents`` in every seat), the rules, and ``seed``, or ``daily`` for today's deal.
+    Every opponent must be one of the agent specs ``offered``, as written there: a page
+    never names an agent (code to run, a file to read) of its own."""
     mode = _field(body, "mode", str, "play")
     if mode not in ("play", "watch"):
         raise Refusal(400, "'mode' must be 'play' or 'watch'")
@@ -106,6 +112,10 @@ def new_game(body: dict[str, Any]) -> LiveGame:
     specs = _field(body, "opponents", list, ["sharp"])
     if not specs or not all(isinstance(s, str) and s.strip() for s in specs):
         raise Refusal(400, "'opponents' must be a non-empty list of agent names")
+    for spec in specs:
+        if spec.strip() not in offered:
+            raise Refusal(400, f"this table does not offer the agent {spec.strip()[:80]!r}; "
+                          f"it offers: {', '.join(offered)}")
     person = _field(body, "seat", int, 0) if mode == "play" else None
     if person is not None and not 0 <= person < rules.players:
         raise Refusal(400, f"'seat' must be in 0..{rules.players - 1}")
@@ -118,7 +128,7 @@ def new_game(body: dict[str, Any]) -> LiveGame:
             raise Refusal(400, "'seed' must be in 0..2**63-1")
     seats = [s for s in range(rules.players) if s != person]
     try:
-        agents = {s: make_agent(specs[k % len(specs)], rules, seed=seed + s)
+        agents = {s: make_agent(specs[k % len(specs)].strip(), rules, seed=seed + s)
                   for k, s in enumerate(seats)}
     except (ValueError, NotImplementedError) as e:
         raise Refusal(400, str(e)) from None

@@ -406,8 +406,24 @@ function formRules(form) {
   return { preset: form.preset.value, players: Number(form.players.value), flags: form.flags.value.trim() };
 }
 
-function agentList(text) {
-  return text.split(/[\s,]+/).filter(Boolean);
+// One choice per agent seat, from the agents the server offers (never free text: the
+// person who started the server decides which agents a page may seat).
+function seatAgentPickers(form) {
+  const box = form.querySelector(".seat-agents");
+  const players = Math.max(2, Math.min(8, Number(form.players.value) || 2));
+  const count = box.dataset.seats === "all" ? players : players - 1;
+  const kept = [...box.querySelectorAll("select")].map((s) => s.value);
+  const defaults = box.dataset.defaults.split(" ").filter((a) => app.agents.includes(a));
+  if (!defaults.length) defaults.push(app.agents[0]);
+  box.replaceChildren(...Array.from({ length: count }, (_, i) => {
+    const chosen = kept[i] ?? defaults[i % defaults.length];
+    return el("select", { name: "opponent", title: `agent ${i + 1}` },
+      app.agents.map((a) => el("option", { value: a, text: a, selected: a === chosen })));
+  }));
+}
+
+function agentList(form) {
+  return [...form.querySelectorAll(".seat-agents select")].map((s) => s.value);
 }
 
 async function startGame(body) {
@@ -429,7 +445,7 @@ function startPlay(event) {
   event.preventDefault();
   const form = event.target;
   const seed = form.seed.value.trim();
-  startGame({ mode: "play", ...formRules(form), opponents: agentList(form.opponents.value),
+  startGame({ mode: "play", ...formRules(form), opponents: agentList(form),
     seat: Number(form.seat.value), daily: form.daily.checked, seed: seed === "" ? null : Number(seed) });
 }
 
@@ -438,7 +454,7 @@ function startWatch(event) {
   const form = event.target;
   const seed = form.seed.value.trim();
   $("watch-face-up").checked = form.face_up.checked;
-  startGame({ mode: "watch", ...formRules(form), opponents: agentList(form.opponents.value),
+  startGame({ mode: "watch", ...formRules(form), opponents: agentList(form),
     seed: seed === "" ? null : Number(seed) });
 }
 
@@ -583,7 +599,11 @@ async function init() {
   for (const select of document.querySelectorAll(".presets")) {
     select.replaceChildren(...options.presets.map((p) => el("option", { value: p, text: p, selected: p === "standard" })));
   }
-  $("agent-names").replaceChildren(...options.agents.concat(options.agent_forms).map((a) => el("option", { value: a })));
+  app.agents = options.agents;
+  for (const form of [$("play-form"), $("watch-form")]) {
+    seatAgentPickers(form);
+    form.players.addEventListener("input", () => seatAgentPickers(form));
+  }
   for (const span of document.querySelectorAll(".daily-date")) span.textContent = `(${options.daily.date})`;
 
   const kept = JSON.parse(sessionStorage.getItem(STORE) || "null");
