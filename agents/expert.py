@@ -262,14 +262,15 @@ class PolicyGuide:
         return np.where(ok, order, -1)
 
 
-def make_guide(rules: Rules, seed: int, budget: ExpertBudget) -> SharpGuide | PolicyGuide:
-    """The guide the budget names; ``auto`` takes the champion of these rules when one ships
-    and torch imports, else Sharp."""
+def make_guide(rules: Rules, seed: int, budget: ExpertBudget,
+               champion: int | None = None) -> SharpGuide | PolicyGuide:
+    """The guide the budget names; ``auto`` takes the champion of these rules (release
+    ``champion``, default the latest) when one ships and torch imports, else Sharp."""
     if budget.guide != "sharp":
         try:
             from rummy500.agents.champion import make_champion
 
-            return PolicyGuide(make_champion(rules, seed), budget)
+            return PolicyGuide(make_champion(rules, seed, champion), budget)
         except (ValueError, ImportError) as e:
             if budget.guide == "champion":
                 raise ValueError(f"expert: guide=champion: {e}") from None
@@ -279,11 +280,12 @@ def make_guide(rules: Rules, seed: int, budget: ExpertBudget) -> SharpGuide | Po
 class ExpertAgent:
     """Determinized search over a guide's play-outs (see the module docstring)."""
 
-    def __init__(self, rules: Rules, seed: int = 0, budget: ExpertBudget | None = None):
+    def __init__(self, rules: Rules, seed: int = 0, budget: ExpertBudget | None = None,
+                 champion: int | None = None):
         self.rules = rules
         self.budget = budget or ExpertBudget()
         self.name = self.budget.spec()
-        self.guide = make_guide(rules, seed, self.budget)
+        self.guide = make_guide(rules, seed, self.budget, champion)
         mixed = self.budget.rivals == "mixed" and isinstance(self.guide, PolicyGuide)
         self.rival = SharpAgent(rules, seed + 3, ROLLOUT_PARAMS) if mixed else None
         self.rng = np.random.default_rng([seed, 2])
@@ -396,6 +398,9 @@ class ExpertAgent:
         return value
 
 
-def make_expert(options: str, rules: Rules, seed: int = 0) -> ExpertAgent:
-    """The expert with the budget of ``options`` (the text after ``expert:``; '' = default)."""
-    return ExpertAgent(rules, seed, ExpertBudget.parse(options))
+def make_expert(options: str, rules: Rules, seed: int = 0,
+                champion: int | None = None) -> ExpertAgent:
+    """The expert with the budget of ``options`` (the text after ``expert:``; '' = default),
+    guided by champion release ``champion`` (default the latest): ``expert@N`` is the
+    default budget over ``champion@N``."""
+    return ExpertAgent(rules, seed, ExpertBudget.parse(options), champion)

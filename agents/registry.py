@@ -2,7 +2,9 @@
 
 Built in: ``random``, ``casual``, ``sharp``, ``expert`` (with a search budget:
 ``expert:worlds=16,horizon=30``, ``rummy500.agents.expert``) and ``champion`` (the
-trained policy that ships with the package). From outside the project:
+trained policy that ships with the package), each release of the last two also by its
+number (``champion@1``, ``expert@1``: published numbers name these). From outside the
+project:
 
 * ``ckpt:PATH``: a policy trained here, from its checkpoint, played greedily;
 * ``py:MODULE:NAME``: NAME in MODULE (the working folder or an installed package) is
@@ -71,7 +73,8 @@ BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
 }
 """Name -> factory(rules, seed) of the built-in agents."""
 
-SPEC_FORMS = (", ".join(BUILTIN) + ", expert:OPTIONS, ckpt:PATH, py:MODULE:NAME, sb3:PATH, "
+SPEC_FORMS = (", ".join(BUILTIN) + ", expert:OPTIONS, champion@N, expert@N, ckpt:PATH, "
+              "py:MODULE:NAME, sb3:PATH, "
               "cmd:COMMAND, or an installed plug-in's name")
 """Every form an agent spec takes, for the programs' help texts."""
 
@@ -112,6 +115,26 @@ EXAMPLES = {"ckpt": "a path, e.g. ckpt:runs/RUN/last.pt",
             "py": "a module and a name, e.g. py:my_bots:make_agent",
             "sb3": "a model file, e.g. sb3:maskable_ppo.zip",
             "cmd": "a command, e.g. cmd:'python my_bot.py'"}
+
+
+RELEASED = re.compile(r"^(champion|expert)@(\d+)$", re.I)
+"""``champion@N`` and ``expert@N``: release N of the champion, and the expert (default
+budget) guided by it; they stay playable when a later release ships."""
+
+
+def released(spec: str) -> tuple[str, int] | None:
+    """(``champion`` or ``expert``, release) of a versioned name, None for other specs; a
+    ValueError naming the releases when N is not one."""
+    match = RELEASED.match(spec.strip())
+    if match is None:
+        return None
+    from rummy500.agents.champion import champion_versions
+
+    version = int(match.group(2))
+    if version not in champion_versions():
+        raise ValueError(f"{spec.strip()}: no such release (releases: "
+                         f"{', '.join(map(str, champion_versions()))})")
+    return match.group(1).lower(), version
 
 
 def plugins() -> dict[str, Any]:
@@ -226,6 +249,8 @@ def check_spec(spec: str, forms: str = SPEC_FORMS) -> None:
             _seconds(options.get("timeout"), 1.0)
             check_command(target)
         return
+    if released(spec):
+        return
     name = spec.strip().lower()
     if is_oracle(name):
         raise ValueError(NO_ORACLE)
@@ -272,6 +297,18 @@ def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
         check_command(target)
         return ProcessAgent(target, rules, seed, timeout=_seconds(options.get("timeout"),
                                                                    DEFAULT_TIMEOUT))
+    release = released(spec)
+    if release is not None:
+        kind, version = release
+        if kind == "champion":
+            from rummy500.agents.champion import make_champion
+
+            return make_champion(rules, seed, version)
+        from rummy500.agents.expert import make_expert
+
+        expert = make_expert("", rules, seed, champion=version)
+        expert.name = f"expert@{version}"
+        return expert
     name = spec.strip()
     if name.lower().startswith("expert:"):
         return _expert(rules, seed, name[len("expert:"):])

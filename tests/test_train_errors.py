@@ -92,7 +92,7 @@ BAD_SETTINGS = {
     "init_from rules": (["init_from=champion", "rules.players=3"], "players=2"),
     "init_rules": (["init_rules=sometimes"], "init_rules"),
     "precision": (["precision=half"], "precision"),
-    "init_rules any, other seats": (["init_from=agents/champions/standard_2p.pt",
+    "init_rules any, other seats": (["init_from=agents/champions/v1/standard_2p.pt",
                                      "init_rules=any", "arch_kwargs={hidden: [256, 128]}",
                                      "rules.players=3"], "observation entries"),
 }
@@ -163,7 +163,7 @@ def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> N
     from rummy500.agents.champion import champion_checkpoint
     from rummy_env.core import Rules
 
-    start = ["init_from=agents/champions/standard_2p.pt", "arch_kwargs={hidden: [256, 128]}",
+    start = ["init_from=agents/champions/v1/standard_2p.pt", "arch_kwargs={hidden: [256, 128]}",
              "rules={preset: web, players: 2}", "total_steps=32", f"run_dir={tmp_path}"]
     refused = subprocess.run(cli(*TINY, *start), cwd=ROOT, capture_output=True, text=True,
                              timeout=300)

@@ -51,7 +51,7 @@ def test_the_wheel_holds_two_import_names_and_every_module(wheel: Path) -> None:
                for name in names if name.endswith(".py")}
     assert {module_name(path) for path in source_files()} == shipped
     for data in ("rummy500/configs/train/quickstart.yaml", "rummy500/configs/rules/web.yaml",
-                 "rummy500/agents/champions/standard_2p.pt", "rummy500/web/static/index.html"):
+                 "rummy500/agents/champions/v1/standard_2p.pt", "rummy500/web/static/index.html"):
         assert data in names
 
 

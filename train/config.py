@@ -72,9 +72,10 @@ class TrainConfig:
     arch_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments of the network, e.g. {hidden: [256, 256]}."""
     init_from: str = ""
-    """Start the network from these weights instead of at random: a checkpoint's path or
-    ``champion`` (the one shipped for the rules); same rules and network (see
-    train/warm_start.py). Empty: a fresh network."""
+    """Start the network from these weights instead of at random: a checkpoint's path,
+    ``champion`` (the one shipped for the rules; ``champion@N``: release N) or
+    ``champion@N/NAME`` (a shipped checkpoint by name, e.g. ``champion@1/standard_2p``);
+    same rules and network (see train/warm_start.py). Empty: a fresh network."""
     init_rules: str = "same"
     """``any``: ``init_from`` may be a checkpoint trained for other rules, its network
     the same shape (same seats): a transfer to a variant."""

@@ -1,8 +1,9 @@
 """Warm start: a new run's first weights taken from a checkpoint or the shipped champion.
 
-``init_from`` names a checkpoint file (a run's ``best.pt``, any ``step_*.pt``) or
-``champion`` (the champion shipped for the run's rules). Its rules, observation
-version and network (``arch`` and ``arch_kwargs``) must be the run's, so the
+``init_from`` names a checkpoint file (a run's ``best.pt``, any ``step_*.pt``),
+``champion`` (the champion shipped for the run's rules; ``champion@N``: of release N)
+or ``champion@N/NAME`` (the shipped checkpoint NAME of release N, whatever its rules).
+Its rules, observation version and network (``arch`` and ``arch_kwargs``) must be the run's, so the
 weights fit; anything else is refused in one line before the run starts.
 ``init_rules: any`` lifts the rules check (a transfer to a variant, such as the
 standard champion to ``web``): then the observation and action sizes must agree. Only
@@ -33,11 +34,23 @@ class WarmStartRefused(ConfigError):
 
 def _read(init_from: str, rules: Rules) -> tuple[Path, dict[str, Any]]:
     """(path, data) of the checkpoint ``init_from`` names."""
-    if init_from == "champion":
-        from rummy500.agents.champion import champion_checkpoint
+    if init_from == "champion" or init_from.startswith("champion@"):
+        from rummy500.agents.champion import champion_checkpoint, champion_files
 
+        release, _, name = init_from.removeprefix("champion").removeprefix("@").partition("/")
+        version = int(release) if release.isdigit() else None
+        if release and version is None:
+            raise WarmStartRefused(f"init_from: {init_from}: a release is a number, "
+                                   "e.g. champion@1")
+        if name:
+            found = [p for p in champion_files(version) if p.stem == name]
+            if not found:
+                shipped = ", ".join(p.stem for p in champion_files(version)) or "none"
+                raise WarmStartRefused(f"init_from: {init_from}: no such shipped checkpoint "
+                                       f"(release {release}: {shipped})")
+            return found[0], read_checkpoint(found[0])
         try:
-            return champion_checkpoint(rules)
+            return champion_checkpoint(rules, version)
         except ValueError as e:
             raise WarmStartRefused(f"init_from: {e}") from None
     path = Path(init_from)
