@@ -5,7 +5,96 @@ batched interfaces); everything built on it lives here:
 
 * ``rummy500.agents``: the built-in players and the agent registry;
 * ``rummy500.train``: self-play PPO with a league, checkpoints and plots;
-* ``rummy500.eval``: the arena, ratings, the ladder and tournaments;
+* ``rummy500.eval``: the arena, ratings, the ladder, tournaments and the benchmark;
 * ``rummy500.configs``: the training recipes and rules files that ship with the package;
 * ``rummy500.cli``, ``rummy500.commands`` and ``rummy500.web``: the ``rummy500`` command.
+
+The measuring programs are also functions here, for notebooks and scripts.
+``evaluate``, ``ladder`` and ``benchmark`` take agents as specs (``"sharp"``,
+``"py:my_bots:make"``, ``"cmd:./bot"``, ...) or as objects with ``name`` and
+``act(decision) -> one action id per game``, and return the reports the
+programs print (plain data; ``rummy500 eval --out`` writes the same as JSON)::
+
+    import rummy500
+
+    class FirstLegal:
+        name = "first-legal"
+        def act(self, decision):              # decision.mask: bool [n, actions]
+            return decision.mask.argmax(axis=1)
+
+    card = rummy500.benchmark(FirstLegal(), level="quick")
+    print(card["summary"])
 """
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["benchmark", "evaluate", "ladder", "make_agent"]
+
+
+def make_agent(spec: str, rules: Any = None, seed: int = 0) -> Any:
+    """The agent a spec names (``rummy500 eval --help`` lists the forms), for ``rules``
+    (a ``rummy_env.core.Rules``; default: 2-player standard)."""
+    from rummy500.agents.registry import make_agent as make
+    from rummy_env.core import Rules
+
+    return make(spec, rules or Rules(), seed)
+
+
+def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
+    """Agents from specs or objects; two copies of one spec get distinct names."""
+    from rummy500.eval.oracle import make_arena_agent
+
+    made = [make_arena_agent(a, rules, seed + 1000 * (i + 1)) if isinstance(a, str) else a
+            for i, a in enumerate(agents)]
+    names = [getattr(a, "name", None) or type(a).__name__ for a in made]
+    for i, agent in enumerate(made):
+        repeated = names.count(names[i]) > 1
+        agent.name = f"{names[i]}#{names[:i + 1].count(names[i])}" if repeated else names[i]
+    return made
+
+
+def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed: int = 0,
+             duplicate: bool = True, batch_size: int = 1024, progress: bool = False) -> dict:
+    """A fair match between ``agents`` (seats rotated; duplicate deals unless told otherwise):
+    the report ``rummy500 eval`` prints, as data (``report["agents"]``: win rates with 95%
+    intervals, points per hand; ``report["ratings"]``; ``report["stopped"]``: why an agent
+    ended the match early, or None)."""
+    from rummy500.eval.arena import play_match
+    from rummy500.eval.report import build_report
+    from rummy_env.core import Rules
+
+    rules = rules or Rules()
+    match = play_match(rules, _seated(agents, rules, seed), games, seed=seed,
+                       duplicate=duplicate, batch_size=batch_size, progress=progress)
+    if not match.n_games:
+        match.raise_if_stopped("the match")
+    return {**build_report(match), "stopped": match.stopped}
+
+
+def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, seed: int = 0,
+           defaults: bool = True, batch_size: int = 1024, progress: bool = False) -> dict:
+    """A duplicate round robin of ``agents`` (with random, casual, sharp and expert unless
+    ``defaults`` is False): the report ``rummy500 ladder`` prints, ``report["ladder"]``
+    in rating order."""
+    from rummy500.eval.ladder import DEFAULT_AGENTS, play_ladder
+    from rummy_env.core import Rules
+
+    rules = rules or Rules()
+    entrants = [*(DEFAULT_AGENTS if defaults else ()), *agents]
+    return play_ladder(rules, _seated(entrants, rules, seed), games, seed=seed,
+                       batch_size=batch_size, progress=progress)
+
+
+def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
+              progress: bool = False) -> dict:
+    """The report card of ``agent`` under the benchmark protocol (``rummy500-bench/1``,
+    ``rummy500.eval.benchmark``): ``card["elo"]``, ``card["elo_lo"]``, ``card["elo_hi"]``,
+    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote."""
+    from rummy500.eval.benchmark import RULES
+    from rummy500.eval.benchmark import benchmark as run
+
+    (seated,) = _seated([agent], RULES, 0)
+    return run(seated, level, batch_size=batch_size, progress=progress)

@@ -25,6 +25,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
              "arena: win rates with confidence intervals, duplicate deals, ratings"),
     "ladder": ("rummy500.commands.ladder",
                "rating ladder: round robin, Bradley-Terry ratings, head to head, decisions/s"),
+    "benchmark": ("rummy500.commands.benchmark",
+                  "rate one agent under the fixed benchmark protocol (pinned references)"),
     "tournament": ("rummy500.commands.tournament",
                    "multi-table tournaments: table winners advance to a final table"),
     "train": ("rummy500.commands.train", "self-play PPO training with TensorBoard logging"),

@@ -1,0 +1,176 @@
+"""The benchmark protocol ``rummy500-bench/1``: one agent rated against pinned references.
+
+A fixed, versioned procedure, so that a number printed today can be reproduced
+and compared after stronger agents ship:
+
+* two players, standard rules, games to 500;
+* duplicate deals (every deal played twice, seats swapped) from the level's
+  published seed: ``full`` plays 400 games against each reference, ``quick`` 20
+  (a check in about a minute, not a measurement);
+* the references are ``random``, ``casual``, ``sharp``, ``champion@1`` and
+  ``expert@1`` (versioned names: a later champion does not change them), with the
+  ratings ``PINNED`` measured for them on the ladder's Elo scale;
+* the newcomer's rating is the one that best explains its results against the
+  references at their pinned ratings (P(win) = 1 / (1 + 10^((R_ref - R) / 400)),
+  a game scored as the ladder scores it: the higher final total wins, equal totals
+  half each), with a 95% interval from resampling the deals of each match (and,
+  for an agent that won or lost everything, the spread of ratings fitted to win
+  chances drawn from each match's Jeffreys posterior, as the ladder does).
+
+Any change to the rules, references, pins, game counts, seeds or scoring makes
+a new protocol version; the old one stays as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from rummy500.agents.base import Agent
+from rummy500.eval.arena import play_match
+from rummy500.eval.ratings import ELO_SCALE, pairwise
+from rummy500.eval.report import win_rate_by_deal
+from rummy_env.core import Rules
+
+PROTOCOL = "rummy500-bench/1"
+
+
+@dataclass(frozen=True)
+class Level:
+    """How much a run of the protocol plays: ``games`` against each reference, dealt from
+    ``seed`` (a published constant of the protocol)."""
+
+    games: int
+    seed: int
+
+
+LEVELS = {"full": Level(games=400, seed=500_001), "quick": Level(games=20, seed=500_002)}
+"""The protocol's levels; ``full`` is the one to publish."""
+
+PINNED = {"random": 0.0, "casual": 0.0, "sharp": 0.0, "champion@1": 0.0, "expert@1": 0.0}
+"""Each reference's rating, on the ladder's Elo scale (mean 1500 over the five), measured
+once by ``rummy500 ladder --no-defaults --agents random casual sharp champion@1 expert@1
+--games 100 --seed 20261205`` and fixed for this protocol version."""
+
+RULES = Rules()
+"""Two players, standard rules, games to 500."""
+
+RESAMPLES = 1000
+"""Resamples behind the rating's interval."""
+
+
+def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
+              progress: bool = True, make_reference: Callable[[str, int], Agent] | None = None,
+              on_reference: Callable[[str], None] | None = None) -> dict:
+    """The report card of ``agent`` under the protocol at ``level`` (see ``card_markdown``).
+
+    ``make_reference(name, seed)`` builds a reference (default: the registry);
+    ``on_reference(name)`` is told before each match starts. An agent that fails
+    (``AgentFailure``) ends the benchmark with that error.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"benchmark level {level!r}: choose from {', '.join(LEVELS)}")
+    if make_reference is None:
+        from rummy500.agents.registry import make_agent
+
+        def make_reference(name: str, seed: int) -> Agent:
+            return make_agent(name, RULES, seed)
+
+    plan = LEVELS[level]
+    start = time.perf_counter()
+    rows, scores, decisions, agent_seconds = [], [], 0, 0.0
+    for k, name in enumerate(PINNED):
+        if on_reference is not None:
+            on_reference(name)
+        reference = make_reference(name, plan.seed + 1000 * (k + 1))
+        match = play_match(RULES, [agent, reference], plan.games, seed=plan.seed,
+                           duplicate=True, batch_size=batch_size, progress=progress,
+                           kinds=["newcomer", name])
+        match.raise_if_stopped("the benchmark")
+        rate, _ = win_rate_by_deal(match, 0)
+        score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
+        deal = np.unique(match.deal, return_inverse=True)[1]
+        scores.append((np.bincount(deal, score), np.bincount(deal).astype(np.float64)))
+        decisions += int(match.decisions[0])
+        agent_seconds += float(match.agent_seconds[0])
+        rows.append({"reference": name, "pinned": PINNED[name], "games": match.n_games,
+                     "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
+                     "score": float(score.mean())})
+    elo, lo, hi = rating_interval(scores, np.array(list(PINNED.values())))
+    card = {
+        "protocol": PROTOCOL, "level": level, "agent": agent.name, "elo": elo,
+        "elo_lo": lo, "elo_hi": hi, "games": int(sum(r["games"] for r in rows)),
+        "win_rate": {r["reference"]: r["win_rate"] for r in rows}, "references": rows,
+        "ms_per_decision": 1000.0 * agent_seconds / max(1, decisions),
+        "seconds": time.perf_counter() - start,
+    }
+    return {**card, "summary": summary_line(card)}
+
+
+def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray,
+               prior: float = 0.5) -> float:
+    """The rating R whose expected score against references rated ``pinned`` matches the
+    scores ``won`` of ``games`` (``prior`` virtual half wins each way per reference keep a
+    clean sweep finite, as the ladder's fit does).
+
+    >>> round(fit_rating(np.array([50.0]), np.array([100.0]), np.array([1600.0])))
+    1600
+    >>> round(fit_rating(np.array([76.0]), np.array([100.0]), np.array([1500.0])), -1)
+    1700.0
+    """
+    w, n = won + prior, games + 2 * prior
+    low, high = float(pinned.min()) - 4000.0, float(pinned.max()) + 4000.0
+    for _ in range(200):  # the expected score rises with R: bisection
+        middle = (low + high) / 2
+        expected = n / (1.0 + 10.0 ** ((pinned - middle) / ELO_SCALE))
+        low, high = (middle, high) if expected.sum() < w.sum() else (low, middle)
+    return (low + high) / 2
+
+
+def rating_interval(scores: list[tuple[np.ndarray, np.ndarray]], pinned: np.ndarray,
+                    seed: int = 0) -> tuple[float, float, float]:
+    """(rating, lo, hi): the fit of the per-deal scores of each reference's match
+    (``(score [D], games [D])`` each) and its 95% interval (module docstring)."""
+    won = np.array([s.sum() for s, _ in scores])
+    games = np.array([n.sum() for _, n in scores])
+    rating = fit_rating(won, games, pinned)
+    rng = np.random.default_rng(seed)
+    resampled = []
+    for _ in range(RESAMPLES):
+        picks = [rng.integers(0, s.size, s.size) for s, _ in scores]
+        resampled.append(fit_rating(np.array([s[p].sum() for (s, _), p in zip(scores, picks)]),
+                                    np.array([n[p].sum() for (_, n), p in zip(scores, picks)]),
+                                    pinned))
+    lo, hi = np.percentile(resampled, [2.5, 97.5])
+    if ((won == 0) | (won == games)).all():  # resampled sweeps are the same sweep
+        chances = np.clip(rng.beta(won + 0.5, games - won + 0.5, (RESAMPLES, won.size)),
+                          1e-9, 1 - 1e-9)
+        drawn = [fit_rating(games * c, games, pinned, prior=0.0) for c in chances]
+        lo, hi = min(lo, np.percentile(drawn, 2.5)), max(hi, np.percentile(drawn, 97.5))
+    return rating, float(lo), float(hi)
+
+
+def summary_line(card: dict) -> str:
+    """One line fit to quote: protocol, games, rating with interval, win rate per reference."""
+    rates = ", ".join(f"{name} {100 * rate:.1f}%" for name, rate in card["win_rate"].items())
+    return (f"{card['agent']}: {card['protocol']} ({card['level']}, {card['games']:,} "
+            f"duplicate games): rating {card['elo']:.0f} (95% CI {card['elo_lo']:.0f}-"
+            f"{card['elo_hi']:.0f}); win rate vs {rates}")
+
+
+def card_markdown(card: dict) -> str:
+    """The report card: a table of the matches against the references, then the summary."""
+    lines = [f"## {card['agent']}: {card['protocol']} ({card['level']})", "",
+             f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
+             f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
+             f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s.", "",
+             "| reference | pinned rating | games | win rate | 95% CI | score |",
+             "| --- | ---: | ---: | ---: | --- | ---: |"]
+    for row in card["references"]:
+        lines.append(f"| {row['reference']} | {row['pinned']:.0f} | {row['games']} | "
+                     f"{100 * row['win_rate']:.1f}% | {100 * row['win_lo']:.1f}% - "
+                     f"{100 * row['win_hi']:.1f}% | {row['score']:.3f} |")
+    return "\n".join(lines + ["", card["summary"], ""])

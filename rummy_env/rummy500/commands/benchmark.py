@@ -1,0 +1,71 @@
+"""``rummy500 benchmark AGENT``: rate one agent under the benchmark protocol.
+
+    rummy500 benchmark AGENT [--quick] [--json] [--out DIR]
+
+Plays AGENT (any agent spec) against the protocol's pinned references on its
+fixed deals (``rummy500.eval.benchmark``: protocol ``rummy500-bench/1``) and prints
+the report card: the table of matches, the rating with its interval and a
+one-line summary to quote. ``--json`` prints one JSON line instead; ``--out DIR``
+also writes benchmark.json and benchmark.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from rummy500.agents.registry import SPEC_FORMS, make_agent
+from rummy500.commands.arg_checks import CommandParser, check_output_dir, positive_int
+from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.eval.benchmark import LEVELS, PINNED, PROTOCOL, RULES, benchmark, card_markdown
+from rummy500.eval.report import to_json
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = CommandParser(
+        prog="rummy500 benchmark",
+        description=f"Rate an agent under the fixed benchmark protocol {PROTOCOL}: duplicate "
+        f"2-player standard games against {', '.join(PINNED)} at their pinned ratings.")
+    parser.add_argument("agent", help=f"the agent to rate ({SPEC_FORMS})")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{LEVELS['quick'].games} games a reference (a check in about a "
+                        f"minute) instead of {LEVELS['full'].games}")
+    parser.add_argument("--json", action="store_true", help="print one JSON line, no table")
+    parser.add_argument("--out", metavar="DIR", help="also write benchmark.json and benchmark.md")
+    parser.add_argument("--batch-size", type=positive_int, default=512,
+                        help="games played side by side (default 512)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_torch_threads_argument(parser)
+    args = parser.parse_args(argv)
+    check_output_dir(parser, args.out, "--out")
+    try:
+        agent = make_agent(args.agent, RULES, seed=1)
+    except (ValueError, NotImplementedError) as e:
+        parser.error(str(e))
+    agent.name = args.agent.strip()
+    apply_torch_threads(args.torch_threads)
+    level = "quick" if args.quick else "full"
+
+    def tell(name: str) -> None:
+        if not args.no_progress:
+            print(f"against {name} ...", file=sys.stderr, flush=True)
+
+    card = benchmark(agent, level, batch_size=args.batch_size, progress=not args.no_progress,
+                     on_reference=tell)
+    if args.json:
+        print(json.dumps(json.loads(to_json(card)), separators=(",", ":")))
+    else:
+        print(card_markdown(card), end="")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "benchmark.json").write_text(to_json(card))
+        (out / "benchmark.md").write_text(card_markdown(card))
+        if not args.json:
+            print(f"wrote {out / 'benchmark.json'}, {out / 'benchmark.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
