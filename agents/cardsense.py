@@ -27,26 +27,27 @@ from rummy_env.core import (
     KIND_SET,
     N_CARD_IDS,
     N_NATURAL,
-    N_PATTERNS,
     N_RANKS,
+    N_SUITS,
+    ActionLayout,
+    PlayerView,
+    Rules,
+    action_layout,
+)
+from rummy_env.core.lookup import lookup_tables
+from rummy_env.core.meldability import bit_masks, complete_melds
+from rummy_env.core.patterns import (
+    N_PATTERNS,
     N_RUNS_PER_SUIT,
     N_SET_PATTERNS,
-    N_SUITS,
     PATTERN_CARDS,
     PATTERN_CONTAINS,
     PATTERN_KIND,
     PATTERN_SIZE,
     PATTERN_START,
-    ActionLayout,
-    PlayerView,
-    Rules,
-    action_layout,
-    bit_masks,
-    complete_melds,
-    lookup_tables,
     run_allowed,
 )
-from rummy_env.core import layoff_fits as table_layoff_fits
+from rummy_env.core.table import layoff_fits as table_layoff_fits
 
 NONE = -1
 

@@ -25,11 +25,11 @@ from rummy_env.core import (
     N_NATURAL,
     N_RANKS,
     N_SUITS,
-    PATTERN_SIZE,
     Decision,
     Rules,
     sample_legal,
 )
+from rummy_env.core.patterns import PATTERN_SIZE
 
 
 def protected_cards(hand: np.ndarray, rules: Rules) -> np.ndarray:

@@ -60,14 +60,13 @@ from rummy_env.core import (
     PlayerView,
     Rules,
     State,
-    TableCache,
     action_layout,
     legal_mask,
     player_view,
-    provisional_scores,
-    sample_worlds,
     step_inplace,
 )
+from rummy_env.core._table_cache import TableCache
+from rummy_env.core.worlds import provisional_scores, sample_worlds
 
 if TYPE_CHECKING:
     from rummy500.agents.torch_policy import TorchAgent

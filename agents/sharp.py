@@ -48,16 +48,8 @@ from rummy500.agents.cardsense import (
     row_counts,
     table_counts,
 )
-from rummy_env.core import (
-    N_CARD_IDS,
-    N_NATURAL,
-    N_RANKS,
-    N_SUITS,
-    PATTERN_CONTAINS,
-    Decision,
-    Rules,
-    sample_legal,
-)
+from rummy_env.core import N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS, Decision, Rules, sample_legal
+from rummy_env.core.patterns import PATTERN_CONTAINS
 
 SET, UP, DOWN = 0, 1, 2
 

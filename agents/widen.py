@@ -21,7 +21,8 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from rummy_env.core import CompactObservation, Rules, widening
+from rummy_env.core import CompactObservation, Rules
+from rummy_env.core.observation import widening
 
 
 @lru_cache(maxsize=32)

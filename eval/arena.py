@@ -34,11 +34,11 @@ from rummy_env.core import (
     Decision,
     GameStream,
     Rules,
-    TableCache,
     legal_mask,
     player_view,
     step_inplace,
 )
+from rummy_env.core._table_cache import TableCache
 
 MAX_ORDERS = 24
 """Most seat orders a table is played in: all of them up to five seats (24 orders of five

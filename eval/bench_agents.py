@@ -24,12 +24,12 @@ from rummy_env.core import (
     Decision,
     Rules,
     State,
-    empty_state,
     init,
     legal_mask,
     player_view,
     step_inplace,
 )
+from rummy_env.core.state import empty_state
 
 
 def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] = ("casual",),

@@ -50,7 +50,8 @@ class Level:
 LEVELS = {"full": Level(games=400, seed=500_001), "quick": Level(games=20, seed=500_002)}
 """The protocol's levels; ``full`` is the one to publish."""
 
-PINNED = {"random": 0.0, "casual": 0.0, "sharp": 0.0, "champion@1": 0.0, "expert@1": 0.0}
+PINNED = {"random": 751.0, "casual": 1300.0, "sharp": 1631.0,
+          "champion@1": 1862.0, "expert@1": 1956.0}
 """Each reference's rating, on the ladder's Elo scale (mean 1500 over the five), measured
 once by ``rummy500 ladder --no-defaults --agents random casual sharp champion@1 expert@1
 --games 100 --seed 20261205`` and fixed for this protocol version."""

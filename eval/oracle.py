@@ -27,16 +27,9 @@ import numpy as np
 from rummy500.agents.base import Agent
 from rummy500.agents.expert import ExpertAgent, ExpertBudget
 from rummy500.agents.registry import SPEC_FORMS, check_spec, is_oracle, make_agent
-from rummy_env.core import (
-    Decision,
-    PlayerView,
-    Rules,
-    State,
-    fresh_deal_keys,
-    sample_worlds,
-    shuffle_prefixes,
-)
+from rummy_env.core import Decision, PlayerView, Rules, State
 from rummy_env.core.view import relative_order
+from rummy_env.core.worlds import fresh_deal_keys, sample_worlds, shuffle_prefixes
 
 SEES = ("hands", "all")
 """What the oracle's worlds keep of the true game (``sees=``), besides a share of the other

@@ -47,19 +47,19 @@ from rummy_env.core import (
     N_NATURAL,
     N_RANKS,
     N_SUITS,
-    PATTERN_KIND,
     Rules,
     card_id,
     card_text,
     dealer_of_hand,
     game_keys,
     parse_card,
-    parse_position,
     rank_of,
     rank_points,
-    shuffled_decks,
     suit_of,
 )
+from rummy_env.core.deal import shuffled_decks
+from rummy_env.core.patterns import PATTERN_KIND
+from rummy_env.core.position import parse_position
 
 DRAW = "draw"
 PLAY = "play"

@@ -113,9 +113,46 @@ def test_a_cut_last_line_loses_only_that_game(records: Path, tmp_path: Path) -> 
     cut = tmp_path / "cut.jsonl"
     cut.write_text(records.read_text()[:-40])    # a crash while writing the last record
     done = rummy500("replay", str(cut))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr      # says that something was skipped
     assert done.stdout.count("replay matches the record") == 3
-    assert "warning:" in done.stderr and "cut last line" in done.stderr
+    assert f"skipped {cut}:4: game 3:" in done.stderr
+
+
+def test_an_append_after_a_cut_line_starts_a_fresh_line(records: Path, tmp_path: Path) -> None:
+    """A crash while writing, then another ``eval --record``: only the cut game is lost."""
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(records.read_text()[:-40])
+    more = rummy500("eval", "--agents", "random", "random", "--games", "2", "--no-progress",
+                    "--record", str(cut))
+    assert more.returncode == 0, more.stderr
+    done = rummy500("replay", str(cut))
+    assert done.stdout.count("replay matches the record") == 3 + 2
+    assert done.stderr.count("skipped") == 2 and ":4: game 3:" in done.stderr
+
+
+def test_replay_skips_each_bad_line_names_it_and_replays_the_rest(records: Path,
+                                                                 tmp_path: Path) -> None:
+    good = records.read_text().splitlines()
+    illegal = json.loads(good[1])
+    illegal["actions"][3] = "discard JK"
+    impossible = json.loads(good[2])
+    impossible["seed"] = -5
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes("\n".join([good[0], '{"cut": ', good[1]]).encode() + b"\n\xff\xfe\n"
+                      + "\n".join(['{"another": "object"}', json.dumps(impossible),
+                                   json.dumps(illegal), good[3]]).encode() + b"\n")
+    done = rummy500("replay", str(mixed))
+    assert done.returncode == 1
+    assert done.stdout.count("replay matches the record") == 3
+    for line, game in ((2, 1), (4, 3), (5, 4), (6, 5)):
+        assert f"{mixed}:{line}: game {game}:" in done.stderr, done.stderr
+    assert "not UTF-8" in done.stderr
+    assert "discard JK" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_seed_past_the_one_range_is_refused_before_any_game(tmp_path: Path) -> None:
+    for command in (["eval", "--agents", "random", "random"], ["ladder"], ["demo"]):
+        assert_refused(rummy500(*command, "--seed", str(2**63), cwd=tmp_path), "2**63-1")
 
 
 def test_replay_refuses_a_file_with_no_game_in_it(tmp_path: Path) -> None:

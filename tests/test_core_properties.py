@@ -14,16 +14,14 @@ from rummy_env.core import (
     PHASE_PLAY,
     Rules,
     action_layout,
-    complete_melds,
     init,
     legal_mask,
-    lookup_tables,
-    makeable_melds,
-    melds_makeable,
     sample_legal,
     step,
     step_inplace,
 )
+from rummy_env.core.lookup import lookup_tables
+from rummy_env.core.meldability import complete_melds, makeable_melds, melds_makeable
 
 RULE_SETS = [
     {"preset": "standard", "players": 2},

@@ -574,14 +574,21 @@ def test_vector_envs_refuse_actions_of_the_wrong_shape(shape: tuple) -> None:
             self_play.step(bad)
 
 
-@pytest.mark.parametrize("seed", ["x", 1.5, -1, True, [1]])
-def test_non_integer_seeds_are_refused(seed) -> None:
+@pytest.mark.parametrize("seed", ["x", 1.5, -1, True, [1], 2**63, 2**64])
+def test_seeds_outside_the_one_range_are_refused(seed) -> None:
     makers = (rummy_env.env, lambda: gymnasium.make("Rummy500-v1").unwrapped,
               lambda: RummyVectorEnv(num_envs=2), lambda: RummySingleAgentVectorEnv(num_envs=2),
               rummy_env.parallel_env)
     for make in makers:
-        with pytest.raises(ValueError, match="expected None or an integer >= 0"):
+        with pytest.raises(ValueError, match=r"expected an integer in 0\.\.2\*\*63-1"):
             make().reset(seed=seed)
+    with pytest.raises(ValueError, match="expected an integer"):
+        RummyVectorEnv(num_envs=2, seed=seed)
+
+
+def test_a_vector_env_made_without_a_seed_draws_one() -> None:
+    first, second = RummyVectorEnv(num_envs=2, seed=None), RummyVectorEnv(num_envs=2, seed=None)
+    assert not np.array_equal(first.reset()[0], second.reset()[0])  # two fresh deals
 
 
 def test_aec_step_after_every_agent_left_is_a_clear_error() -> None:

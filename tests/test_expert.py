@@ -28,9 +28,9 @@ from rummy_env.core import (
     legal_mask,
     player_view,
     sample_legal,
-    sample_worlds,
     step_inplace,
 )
+from rummy_env.core.worlds import sample_worlds
 from tests.test_agents import redeal_hidden
 
 TINY = "expert:worlds=2,candidates=2,horizon=6"

@@ -97,3 +97,17 @@ def test_the_check_resolves_relative_imports() -> None:
     assert ("rummy_env.core.state" in {t for _, t in imports_of(module)})
     assert layer_of("rummy_env.envs.aec") > layer_of("rummy_env.core.masks")
     assert layer_of("rummy500.cli") == len(LAYER_NAMES) - 1
+
+
+def test_the_engine_contract_is_small_and_documented() -> None:
+    """``rummy_env.core.__all__``: at most about 60 names, each with a docstring of its own
+    (functions, classes) or named in the contract's listing (constants)."""
+    import rummy_env.core as core
+
+    assert len(core.__all__) <= 60
+    listing = core.__doc__
+    for name in core.__all__:
+        obj = getattr(core, name)
+        if callable(obj):
+            assert (obj.__doc__ or "").strip(), f"{name} has no docstring"
+        assert f"``{name}``" in listing, f"{name} is missing from the contract's listing"

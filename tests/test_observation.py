@@ -11,19 +11,19 @@ from env_support import random_positions
 from rummy_env.core import (
     N_CARD_IDS,
     OBS_VERSION,
-    PILE_TOP,
     Rules,
     legal_mask,
-    max_melds,
     meld_cards,
     obs_layout,
     observation_bounds,
     observation_size,
     observe,
-    observe_one,
     parse_card,
 )
 from rummy_env.core import observation as obs_module
+from rummy_env.core._observe_one import observe_one
+from rummy_env.core.observation import PILE_TOP
+from rummy_env.core.state import max_melds
 
 C = N_CARD_IDS
 CONFIGS = [("standard", 2), ("standard", 3), ("web", 2), ("web", 4), ("jokers", 3)]

@@ -16,19 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rummy_env.core import (
-    Rules,
-    State,
-    init,
-    layoff_fits,
-    legal_mask,
-    legal_mask_one,
-    observe,
-    sample_legal,
-    step_inplace,
-)
-from rummy_env.core.mask_one import supports
-from rummy_env.core.table_one import layoff_fits_one
+from rummy_env.core import Rules, State, init, legal_mask, observe, sample_legal, step_inplace
+from rummy_env.core._mask_one import legal_mask_one, supports
+from rummy_env.core._table_one import layoff_fits_one
+from rummy_env.core.table import layoff_fits
 from rummy_env.envs.aec import raw_env
 from rummy_env.envs.one_game_mask import OneGameMask, OneGameObserver
 

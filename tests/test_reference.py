@@ -25,15 +25,8 @@ from scenario_support import (
     scenario_files,
 )
 
-from rummy_env.core import (
-    Rules,
-    card_text,
-    dealer_of_hand,
-    deck_cards,
-    from_position,
-    game_keys,
-    shuffled_decks,
-)
+from rummy_env.core import Rules, card_text, dealer_of_hand, deck_cards, from_position, game_keys
+from rummy_env.core.deal import shuffled_decks
 from rummy_env.reference import ReferenceGame
 
 

@@ -17,19 +17,17 @@ import pytest
 from rummy_env.core import (
     GameStream,
     Rules,
-    TableCache,
-    layoff_fits,
     legal_mask,
     observe,
     player_view,
     sample_legal,
     step_inplace,
 )
+from rummy_env.core._table_cache import TableCache, table_keys
 from rummy_env.core.observation import table_codes
 from rummy_env.core.scoring import table_points
 from rummy_env.core.state import PHASE_CALL
-from rummy_env.core.table import blocked_cards
-from rummy_env.core.table_cache import table_keys
+from rummy_env.core.table import blocked_cards, layoff_fits
 from rummy_env.envs.vector import RummyVectorEnv
 
 PRESETS = sorted(p.stem for p in (Path(__file__).parents[1] / "configs" / "rules").glob("*.yaml"))

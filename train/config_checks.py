@@ -18,7 +18,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from rummy_env.core import is_int
+from rummy_env.core.rules import is_int
 
 _YAML_TEXT_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 """Numbers like ``3e-4`` that YAML 1.1 reads as text (no dot before the exponent)."""

@@ -35,7 +35,7 @@ from rummy500.agents.expert import ExpertAgent, select_view
 from rummy500.agents.registry import make_agent
 from rummy500.eval.arena import match_games, play_games
 from rummy500.train.interrupt import STOP_SIGNALS
-from rummy_env.core import Rules, encode
+from rummy_env.core import Rules, check_seed, encode
 
 
 @dataclass
@@ -207,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    try:
+        check_seed(args.seed)
+    except ValueError as e:
+        parser.error(str(e))
     try:
         return run(args)
     except (ValueError, FileNotFoundError) as e:

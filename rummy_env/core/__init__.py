@@ -14,8 +14,28 @@ True
 >>> after = step(rules, state, [draw, draw])        # a new State; ``state`` is unchanged
 >>> int(state.stock_size[0]) - int(after.stock_size[0])   # each game drew one card
 1
-"""
 
+The contract (``__all__``), by job:
+
+* the rules: ``Rules`` (a validated, frozen config) and ``PRESETS``;
+* the games: ``State``, ``init``, ``step``, ``step_inplace``, ``legal_mask``,
+  ``sample_legal``; deals: ``GameStream``, ``game_keys``, ``deck_cards``,
+  ``dealer_of_hand``, ``daily_seed``, ``check_seed`` (the one seed range);
+  phases: ``PHASE_NAMES`` and ``PHASE_DRAW``, ``PHASE_PLAY``, ``PHASE_CALL``,
+  ``PHASE_CALL_PLAY``, ``PHASE_HAND_OVER``, ``PHASE_GAME_OVER``; scoring: ``chips``;
+* what a seat sees: ``player_view``, ``PlayerView``, ``Decision``, ``observe``,
+  ``encode``, ``obs_layout``, ``observation_size``, ``observation_bounds``,
+  ``OBS_VERSION``, ``CompactObservation``;
+* the actions: ``action_layout``, ``ActionLayout``, ``LAYOFF_DIRECTIONS``, ``legal_texts``;
+* the cards: ``card_id``, ``card_text``, ``parse_card``, ``count_texts``, ``rank_of``,
+  ``suit_of``, ``rank_points``, ``JOKER``, ``N_CARD_IDS``, ``N_NATURAL``, ``N_RANKS``,
+  ``N_SUITS``; melds: ``KIND_RUN``, ``KIND_SET``, ``meld_cards``;
+* positions and records: ``from_position``, ``snapshot``, ``PositionError``,
+  ``GameRecord``, ``BatchRecorder``, ``read_records``, ``write_records``, ``replay``.
+
+The other modules serve these; those whose names start with ``_`` (the one-game
+path, the table cache) are speed-ups private to the project.
+"""
 
 from .actions import LAYOFF_DIRECTIONS, ActionLayout, action_layout
 from .cards import (
@@ -33,50 +53,21 @@ from .cards import (
     suit_of,
 )
 from .chips import chips
-from .deal import daily_seed, dealer_of_hand, deck_cards, game_keys, shuffled_decks
+from .deal import check_seed, daily_seed, dealer_of_hand, deck_cards, game_keys
 from .decision import Decision, sample_legal
-from .lookup import LookupTables, lookup_tables
-from .mask_one import legal_mask_one
-from .meldability import bit_masks, complete_melds, makeable_melds, melds_makeable
 from .observation import (
     OBS_VERSION,
-    PILE_TOP,
     CompactObservation,
-    Widening,
     encode,
-    encode_compact,
     obs_layout,
     observation_bounds,
     observation_size,
     observe,
-    widening,
 )
-from .observe_one import observe_one
-from .patterns import (
-    KIND_RUN,
-    KIND_SET,
-    N_PATTERNS,
-    N_RUNS_PER_SUIT,
-    N_SET_PATTERNS,
-    PATTERN_CARDS,
-    PATTERN_CONTAINS,
-    PATTERN_KIND,
-    PATTERN_SIZE,
-    PATTERN_START,
-    run_allowed,
-)
-from .position import (
-    Position,
-    PositionError,
-    TableMeldSpec,
-    from_position,
-    legal_texts,
-    meld_cards,
-    parse_position,
-    snapshot,
-)
+from .patterns import KIND_RUN, KIND_SET
+from .position import PositionError, from_position, legal_texts, meld_cards, snapshot
 from .records import BatchRecorder, GameRecord, read_records, replay, write_records
-from .rules import PRESETS, Rules, is_int
+from .rules import PRESETS, Rules
 from .state import (
     PHASE_CALL,
     PHASE_CALL_PLAY,
@@ -86,38 +77,69 @@ from .state import (
     PHASE_NAMES,
     PHASE_PLAY,
     State,
-    empty_state,
-    max_melds,
 )
 from .step import init, legal_mask, step, step_inplace
 from .stream import GameStream
-from .table import layoff_fits
-from .table_cache import TableCache
 from .view import PlayerView, player_view
-from .worlds import (
-    fresh_deal_keys,
-    provisional_scores,
-    sample_worlds,
-    shuffle_prefixes,
-    unseen_counts,
-)
 
 __all__ = [
-    "ActionLayout", "BatchRecorder", "Decision", "GameRecord", "GameStream", "JOKER", "KIND_RUN",
-    "KIND_SET", "LAYOFF_DIRECTIONS", "LookupTables", "ModuleType", "N_CARD_IDS", "N_NATURAL",
-    "N_PATTERNS", "N_RANKS", "N_RUNS_PER_SUIT", "N_SET_PATTERNS", "N_SUITS", "OBS_VERSION",
-    "PATTERN_CARDS", "PATTERN_CONTAINS", "PATTERN_KIND", "PATTERN_SIZE", "PATTERN_START",
-    "PHASE_CALL", "PHASE_CALL_PLAY", "PHASE_DRAW", "PHASE_GAME_OVER", "PHASE_HAND_OVER",
-    "PHASE_NAMES", "PHASE_PLAY", "PILE_TOP", "PRESETS", "PlayerView", "Position", "PositionError",
-    "TableCache", "TableMeldSpec", "Widening", "CompactObservation", "parse_position",
-    "Rules", "State", "action_layout", "bit_masks", "card_id", "card_text", "chips", "count_texts",
-    "daily_seed", "dealer_of_hand", "deck_cards", "empty_state", "encode", "encode_compact",
-    "from_position", "game_keys", "init", "is_int", "layoff_fits", "legal_mask",
-    "legal_mask_one", "legal_texts",
-    "lookup_tables", "complete_melds", "makeable_melds", "melds_makeable", "max_melds",
-    "meld_cards", "obs_layout",
-    "observation_bounds", "observation_size", "observe", "observe_one", "parse_card", "player_view",
-    "provisional_scores", "rank_of", "rank_points", "read_records", "replay", "run_allowed",
-    "sample_legal", "sample_worlds", "unseen_counts", "fresh_deal_keys", "shuffle_prefixes",
-    "shuffled_decks", "snapshot", "step", "step_inplace", "suit_of", "widening", "write_records",
+    "ActionLayout",
+    "BatchRecorder",
+    "CompactObservation",
+    "Decision",
+    "GameRecord",
+    "GameStream",
+    "JOKER",
+    "KIND_RUN",
+    "KIND_SET",
+    "LAYOFF_DIRECTIONS",
+    "N_CARD_IDS",
+    "N_NATURAL",
+    "N_RANKS",
+    "N_SUITS",
+    "OBS_VERSION",
+    "PHASE_CALL",
+    "PHASE_CALL_PLAY",
+    "PHASE_DRAW",
+    "PHASE_GAME_OVER",
+    "PHASE_HAND_OVER",
+    "PHASE_NAMES",
+    "PHASE_PLAY",
+    "PRESETS",
+    "PlayerView",
+    "PositionError",
+    "Rules",
+    "State",
+    "action_layout",
+    "card_id",
+    "card_text",
+    "check_seed",
+    "chips",
+    "count_texts",
+    "daily_seed",
+    "dealer_of_hand",
+    "deck_cards",
+    "encode",
+    "from_position",
+    "game_keys",
+    "init",
+    "legal_mask",
+    "legal_texts",
+    "meld_cards",
+    "obs_layout",
+    "observation_bounds",
+    "observation_size",
+    "observe",
+    "parse_card",
+    "player_view",
+    "rank_of",
+    "rank_points",
+    "read_records",
+    "replay",
+    "sample_legal",
+    "snapshot",
+    "step",
+    "step_inplace",
+    "suit_of",
+    "write_records",
 ]

@@ -26,10 +26,12 @@ def card_id(suit: int, rank: int) -> int:
 
 
 def suit_of(card: int) -> int:
+    """Suit index (0..3) of a natural card id."""
     return card // N_RANKS
 
 
 def rank_of(card: int) -> int:
+    """Rank index (0 = ace .. 12 = king) of a natural card id."""
     return card % N_RANKS
 
 

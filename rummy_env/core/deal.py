@@ -28,6 +28,29 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
+MAX_SEED = 2**63 - 1
+"""Largest seed: every seed of the project (programs, envs, records) is an integer in
+0..MAX_SEED, so a seed written in a record or a report reads back as itself."""
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as an int; a ValueError naming the range unless it is an integer in
+    0..MAX_SEED (not a bool, not a float such as 1.5).
+
+    >>> check_seed(7)
+    7
+    >>> check_seed(2**64)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed 18446744073709551616 is not allowed: expected an integer in 0..2**63-1
+    """
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) \
+            and 0 <= seed <= MAX_SEED:
+        return int(seed)
+    shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:37] + "..."
+    raise ValueError(f"seed {shown} is not allowed: expected an integer in 0..2**63-1")
+
+
 def game_keys(seed: int, game_ids: np.ndarray) -> np.ndarray:
     """uint64 key of each game of a run: depends on (seed, game id) only."""
     seed_mix = splitmix64(np.uint64(seed % 2**64))

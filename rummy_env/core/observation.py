@@ -118,6 +118,7 @@ class ObsLayout:
 
 @lru_cache(maxsize=64)
 def obs_layout(rules: Rules) -> ObsLayout:
+    """The named slices of the flat observation for ``rules`` (the module docstring's table)."""
     p, m = rules.players, max_melds(rules)
     return ObsLayout((
         ("hand", C), ("known", p * C), ("unseen", C), ("pile", C), ("pile_depth", C),

@@ -13,6 +13,7 @@ with the recorded result.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -98,42 +99,81 @@ def replay(record: GameRecord, on_step=None) -> State:
     return state
 
 
+MAX_RECORD_LINE = 16 * 1024 * 1024
+"""Longest record line read, in bytes (a game of thousands of moves takes a few hundred
+KB): a longer line is damaged, not a game, and is skipped unread."""
+
+
 def write_records(path: str | Path, records: Iterable[GameRecord], append: bool = True) -> None:
-    with open(path, "a" if append else "w") as f:
+    """Write ``records`` as JSON lines, appended by default. Each game is one ``write`` of
+    one whole line, flushed to disk at the end; an append to a file whose last line was cut
+    off (a crash while writing) starts on a fresh line, so only that cut game is lost."""
+    with open(path, "ab" if append else "wb") as f:
+        if append and f.tell() > 0:
+            with open(path, "rb") as existing:
+                existing.seek(-1, 2)
+                if existing.read(1) != b"\n":
+                    f.write(b"\n")
         for record in records:
-            f.write(record.to_json() + "\n")
+            f.write((record.to_json() + "\n").encode("utf-8"))
+            f.flush()
+        os.fsync(f.fileno())
 
 
 def read_records(path: str | Path,
-                 on_damaged_end: Callable[[str], None] | None = None) -> Iterator[GameRecord]:
-    """The records of a JSON-lines file, in order.
+                 on_bad_line: Callable[[str], None] | None = None) -> Iterator[GameRecord]:
+    """The records of a JSON-lines file, in order (``numbered_records`` without numbers)."""
+    for _, record in numbered_records(path, on_bad_line):
+        yield record
 
-    A damaged line raises ValueError naming it, except a cut last line (a crash
-    while writing): with ``on_damaged_end`` it is reported there and skipped, so the
-    intact games before it still replay.
+
+def numbered_records(path: str | Path, on_bad_line: Callable[[str], None] | None = None
+                     ) -> Iterator[tuple[int, GameRecord]]:
+    """(line number, record) of each game of a JSON-lines file, in order.
+
+    A damaged line (cut, not UTF-8, not a record, an impossible field, too long) raises
+    ValueError naming ``file:line`` and the game's index; with ``on_bad_line`` it is
+    reported there instead and skipped, so every intact game still reads.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    lines = text.split("\n")
-    last = max((n for n, line in enumerate(lines) if line.strip()), default=-1)
-    for n, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            yield GameRecord.from_json(line)
-        except (ValueError, TypeError, RecursionError) as e:
-            message = f"{path}:{n + 1}: {e}"
-            if n == last and not text.endswith("\n") and on_damaged_end is not None:
-                on_damaged_end(f"{message} (a cut last line: skipped)")
-                return
-            raise ValueError(message) from None
+    with open(path, "rb") as f:
+        game = -1
+        for n, raw in enumerate(_lines(f), 1):
+            if not raw.strip():
+                continue
+            game += 1
+            try:
+                if len(raw) > MAX_RECORD_LINE:
+                    raise ValueError(f"a line of {len(raw):,} bytes is no record")
+                yield n, GameRecord.from_json(raw.decode("utf-8"))
+            except (ValueError, TypeError, RecursionError) as e:
+                reason = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else e
+                message = f"{path}:{n}: game {game}: {reason}"
+                if on_bad_line is None:
+                    raise ValueError(message) from None
+                on_bad_line(message)
+
+
+def _lines(f) -> Iterator[bytes]:
+    """The lines of a binary file; a line longer than ``MAX_RECORD_LINE`` comes back cut
+    to one byte past that size (the rest of it skipped), never read whole into memory."""
+    while True:
+        line = f.readline(MAX_RECORD_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_RECORD_LINE and not line.endswith(b"\n"):
+            while (rest := f.readline(MAX_RECORD_LINE)) and not rest.endswith(b"\n"):
+                pass
+        yield line
 
 
 class BatchRecorder:
     """Collects the records of games played in a batch. Each open game has a key (its
-    row, or its index in a match) so rows may move while games are played."""
+    row, or its index in a match) so rows may move while games are played. With ``path``
+    each game is appended to that file as it finishes, so a process killed mid-match
+    loses only the games still being played."""
 
-    def __init__(self, rules: Rules, seed: int) -> None:
-        self.rules, self.seed = rules, seed
+    def __init__(self, rules: Rules, seed: int, path: str | Path | None = None) -> None:
+        self.rules, self.seed, self.path = rules, seed, path
         self.action_ids = action_layout(rules)
         self.open: dict[int, GameRecord] = {}
         self.done: list[GameRecord] = []
@@ -154,3 +194,5 @@ class BatchRecorder:
             if record is not None:
                 record.result = game_result(state, row)
                 self.done.append(record)
+                if self.path is not None:
+                    write_records(self.path, [record])

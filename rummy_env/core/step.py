@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._step_one import step_one
 from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
 from .cards import JOKER, N_RANKS
 from .counting import add_at, filled_slots
@@ -51,7 +52,6 @@ from .state import (
     State,
     empty_state,
 )
-from .step_one import step_one
 from .table import any_direction, blocked_cards, layoff_fits, layoff_targets, slot_cards
 
 __all__ = ["init", "deal", "legal_mask", "step", "step_inplace", "table_points", "hand_points"]

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.core import check_seed as core_check_seed
+
 
 def _shown(value: Any) -> str:
     """A one-line description of ``value`` for an error message."""
@@ -58,10 +60,6 @@ def action_batch(actions: Any, num_envs: int) -> np.ndarray:
 
 
 def check_seed(seed: Any) -> int | None:
-    """``seed`` as an int (or None); ValueError unless it is None or an integer >= 0."""
-    if seed is None:
-        return None
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) \
-            and seed >= 0:
-        return int(seed)
-    raise ValueError(f"seed {_shown(seed)} is not allowed: expected None or an integer >= 0")
+    """``seed`` as an int (or None); a ValueError unless it is None or an integer in the
+    engine's seed range (``rummy_env.core.check_seed``)."""
+    return None if seed is None else core_check_seed(seed)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core import Rules, State, legal_mask_one, observe_one
-from rummy_env.core.observe_one import TablePart, table_part
-from rummy_env.core.table_one import layoff_fits_one
+from rummy_env.core import Rules, State
+from rummy_env.core._mask_one import legal_mask_one
+from rummy_env.core._observe_one import TablePart, observe_one, table_part
+from rummy_env.core._table_one import layoff_fits_one
 
 
 def table_key(state: State) -> tuple[int | bytes, ...]:

@@ -23,15 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core import (
-    Decision,
-    Rules,
-    State,
-    action_layout,
-    encode,
-    player_view,
-    sample_legal,
-)
+from rummy_env.core import Decision, Rules, State, action_layout, encode, player_view, sample_legal
 
 from .inputs import action_batch
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from rummy_env.config import rules_from_yaml
-from rummy_env.core import Rules, is_int
+from rummy_env.core import Rules
+from rummy_env.core.rules import is_int
 
 EPISODES = ("game", "hand")
 """``game``: an episode is a whole game to the target; ``hand``: hand 0 of a fresh game."""

@@ -53,6 +53,7 @@ loop runs only over seats (opponent groups) and action ranges.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import time
 from typing import Any
 
@@ -66,7 +67,6 @@ from rummy_env.core import (
     GameStream,
     Rules,
     State,
-    TableCache,
     action_layout,
     legal_mask,
     observation_size,
@@ -74,6 +74,8 @@ from rummy_env.core import (
     player_view,
     step_inplace,
 )
+from rummy_env.core._table_cache import TableCache
+from rummy_env.core.deal import MAX_SEED
 
 from .episode import Outcome, auto_deal, outcome, top_scorer
 from .inputs import action_batch, check_seed
@@ -159,7 +161,8 @@ class RummyVectorEnv:
         self.num_actions = action_layout(self.rules).size
         self._games = _Games(self.rules, num_envs, episode, reward, pcr)
         self.episode, self.reward = episode, reward
-        self._seed = seed
+        seed = check_seed(seed)
+        self._seed = secrets.randbelow(MAX_SEED + 1) if seed is None else seed
         self.timings = dict.fromkeys(("core_step", "outcome_reset", "core_mask", "observe"), 0.0)
         self.mask: np.ndarray | None = None
 

@@ -12,6 +12,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from rummy_env.core import check_seed
+
 
 class CommandParser(argparse.ArgumentParser):
     """argparse with a one-line refusal: ``prog: error: reason (see --help)``, exit code 2."""
@@ -42,6 +44,14 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
     return value
+
+
+def seed_number(text: str) -> int:
+    """A seed: an integer in the engine's one range, 0..2**63-1."""
+    try:
+        return check_seed(_number(int, text))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def port_number(text: str) -> int:

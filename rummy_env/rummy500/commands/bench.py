@@ -19,13 +19,14 @@ import numpy as np
 
 from rummy500.commands.arg_checks import (
     CommandParser,
-    non_negative_int,
     positive_float,
     positive_int,
+    seed_number,
 )
 from rummy500.commands.bench_peers import PEERS, bench_peers
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
-from rummy_env.core import GameStream, Rules, TableCache, legal_mask, sample_legal, step_inplace
+from rummy_env.core import GameStream, Rules, legal_mask, sample_legal, step_inplace
+from rummy_env.core._table_cache import TableCache
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
 
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                         "and float32 numbers, widened by the trainer), as rummy500 train does")
     parser.add_argument("--seconds", type=positive_float, default=3.0,
                         help="duration of each measurement")
-    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--seed", type=seed_number, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     parser.add_argument("--against", choices=sorted(PEERS),
                         help="with --what aec or gym: also measure peer engines of this game "

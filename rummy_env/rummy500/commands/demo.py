@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from rummy500.commands.arg_checks import CommandParser, non_negative_int
+from rummy500.commands.arg_checks import CommandParser, seed_number
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy_env.core import (
     Rules,
@@ -51,7 +51,7 @@ def play_demo(rules: Rules, seed: int, out=sys.stdout) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="rummy500 demo", description=__doc__.split("\n")[0])
     add_rules_arguments(parser)
-    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--seed", type=seed_number, default=0)
     args = parser.parse_args(argv)
     rules = rules_from_args(parser, args)
     play_demo(rules, args.seed)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rummy500.commands.arg_checks import CommandParser, non_negative_int, positive_int
+from rummy500.commands.arg_checks import CommandParser, positive_int, seed_number
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy_env.core import Rules, action_layout, init, legal_mask, snapshot, step_inplace
 from rummy_env.reference import ReferenceGame
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         "engine side by side and report any disagreement in legal actions or state.",
     )
     parser.add_argument("--games", type=positive_int, default=1000)
-    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--seed", type=seed_number, default=0)
     parser.add_argument("--max-hands", type=positive_int, default=3,
                         help="hands per game (keeps random games short; default 3)")
     add_rules_arguments(parser)

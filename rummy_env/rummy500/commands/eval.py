@@ -26,15 +26,15 @@ from rummy500.commands.arg_checks import (
     bootstrap_count,
     check_output_dir,
     check_output_file,
-    non_negative_int,
     positive_int,
+    seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
 from rummy500.eval.arena import match_games, play_match, seating_plan
 from rummy500.eval.oracle import ARENA_FORMS, make_arena_agent
 from rummy500.eval.report import build_report, markdown, write_report
-from rummy_env.core import BatchRecorder, daily_seed, write_records
+from rummy_env.core import BatchRecorder, daily_seed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=positive_int, default=200,
                    help="games to play, rounded up to whole seat rotations (default 200)")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=non_negative_int, default=0, help="deal seed (default 0)")
+    p.add_argument("--seed", type=seed_number, default=0, help="deal seed (default 0)")
     p.add_argument("--duplicate", action="store_true",
                    help="play every deal once per seating so card luck cancels")
     p.add_argument("--daily", action="store_true",
@@ -103,12 +103,11 @@ def main(argv: list[str] | None = None) -> int:
           f" seatings{', duplicate deals' if args.duplicate else ''})"
           f"{'' if args.no_progress else '; the progress bar shows the time left'}",
           file=sys.stderr)
-    recorder = BatchRecorder(rules, seed) if args.record else None
+    recorder = BatchRecorder(rules, seed, args.record) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
                        recorder=recorder, kinds=kinds)
     if recorder is not None:
-        write_records(args.record, recorder.done)
         print(f"appended {len(recorder.done)} game records to {args.record}")
     if match.stopped:
         print(f"rummy500 eval: {match.stopped}; the match stopped after {match.n_games:,} "

@@ -20,8 +20,8 @@ from rummy500.commands.arg_checks import (
     CommandParser,
     bootstrap_count,
     check_output_dir,
-    non_negative_int,
     positive_int,
+    seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="games per pairing (per group of P agents), default 100; rounded up "
                         "to whole cycles of seat orders (at 4 players 24 a group)")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=non_negative_int, default=0, help="deal seed (default 0)")
+    p.add_argument("--seed", type=seed_number, default=0, help="deal seed (default 0)")
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")

@@ -20,7 +20,7 @@ import numpy as np
 
 from rummy500.agents.base import Agent
 from rummy500.agents.registry import SPEC_FORMS, make_agent
-from rummy500.commands.arg_checks import CommandParser, check_output_file, non_negative_int
+from rummy500.commands.arg_checks import CommandParser, check_output_file, seed_number
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.train.interrupt import STOP_SIGNALS
 from rummy_env.core import (
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", nargs="+", default=["sharp"],
                         help=f"bots for the other seats, in order ({SPEC_FORMS}); repeated if "
                         "there are more seats")
-    parser.add_argument("--seed", type=non_negative_int, default=None,
+    parser.add_argument("--seed", type=seed_number, default=None,
                         help="deal seed (default: random)")
     parser.add_argument("--daily", action="store_true",
                         help="today's deal: everyone with the same table size gets it")

@@ -1,11 +1,17 @@
-"""``rummy500 replay FILE``: step through saved games, move by move."""
+"""``rummy500 replay FILE``: step through saved games, move by move.
+
+A damaged line (cut, not UTF-8, not a record) or a game that does not replay (an
+illegal move, another result) is skipped and named (``file:line: game K``); the
+rest replay, and the exit status is 1 when anything was skipped.
+"""
 
 from __future__ import annotations
 
 import sys
 
 from rummy500.commands.arg_checks import CommandParser, non_negative_int
-from rummy_env.core import Rules, read_records, replay
+from rummy_env.core import Rules, replay
+from rummy_env.core.records import numbered_records
 from rummy_env.envs.render import render_text
 
 
@@ -19,24 +25,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", action="store_true", help="wait for Enter after each move")
     args = parser.parse_args(argv)
 
-    damaged_end: list[str] = []
+    skipped: list[str] = []
     try:
-        records = list(read_records(args.file, on_damaged_end=damaged_end.append))
-    except (OSError, UnicodeDecodeError) as e:
-        parser.error(f"cannot read {args.file}: {getattr(e, 'strerror', None) or e}")
-    except ValueError as e:
-        parser.error(str(e))
-    if not records:  # nothing to replay: an empty file, or one line that is no record
+        records = list(numbered_records(args.file, on_bad_line=skipped.append))
+    except OSError as e:
+        parser.error(f"cannot read {args.file}: {e.strerror or e}")
+    if not records:  # nothing to replay: an empty file, or lines that are no record
         parser.error(f"{args.file} holds no game record"
-                     + (f": {damaged_end[0]}" if damaged_end else ""))
-    for message in damaged_end:
-        print(f"warning: {message}", file=sys.stderr)
+                     + (f": {skipped[0]}" if skipped else ""))
+    for message in skipped:
+        print(f"skipped {message}", file=sys.stderr)
     if args.game is not None and args.game >= len(records):
         parser.error(f"--game {args.game}: {args.file} holds {len(records)} record(s), "
                      f"0..{len(records) - 1}")
     first = args.game or 0
     chosen = records if args.game is None else records[first: first + 1]
-    for k, record in enumerate(chosen, start=first):
+    for k, (line, record) in enumerate(chosen, start=first):
         rules = Rules.from_dict(record.rules)
         print(f"=== game {k}: {' vs '.join(record.agents)}, seed {record.seed}, "
               f"game id {record.game_id}, {len(record.actions)} moves")
@@ -51,12 +55,16 @@ def main(argv: list[str] | None = None) -> int:
         try:
             state = replay(record, on_step=show)
         except ValueError as e:
-            print(f"replay failed: {e}", file=sys.stderr)
-            return 1
+            print(f"skipped {args.file}:{line}: game {k}: {e}", file=sys.stderr)
+            skipped.append(str(e))
+            continue
         except (KeyboardInterrupt, EOFError):
             return 0
         print(f"final totals {state.totals[0].tolist()}; replay matches the record")
-    return 0
+    if skipped:
+        print(f"rummy500 replay: {len(skipped)} game(s) skipped, the others replayed",
+              file=sys.stderr)
+    return 1 if skipped else 0
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ from rummy500.agents.registry import SPEC_FORMS, check_spec, make_agent
 from rummy500.commands.arg_checks import (
     CommandParser,
     check_output_dir,
-    non_negative_int,
     positive_int,
+    seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.eval.tournament import play_tournaments, round_sizes
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_arguments(p)
     p.add_argument("--pcr", type=positive_int, metavar="N",
                    help="also report chips per tournament at this point chip ratio")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="draw and deal seed "
+    p.add_argument("--seed", type=seed_number, default=0, help="draw and deal seed "
                                                                     "(default 0)")
     p.add_argument("--daily", action="store_true",
                    help="seed from today's UTC date (overrides --seed)")

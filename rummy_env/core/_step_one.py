@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ._table_one import oldest_fit
 from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
 from .cards import JOKER, N_RANKS
 from .patterns import (
@@ -27,7 +28,6 @@ from .patterns import (
 )
 from .rules import Rules
 from .state import PHASE_DRAW, PHASE_PLAY, State
-from .table_one import oldest_fit
 
 
 def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool:
