@@ -10,6 +10,7 @@ writes them.
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,11 @@ class CheckpointDamaged(ValueError):
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checkpoint's data, loaded with ``weights_only=True``; a file that cannot be
-    read raises ``CheckpointDamaged`` (a missing one ``FileNotFoundError``)."""
+    """The checkpoint's data, loaded with ``weights_only=True`` once the checksum of every
+    part of the file has been verified; a file that cannot be read, fails a checksum or
+    holds a non-finite weight raises ``CheckpointDamaged`` (a missing one
+    ``FileNotFoundError``)."""
+    verify_checksums(path)
     try:
         payload = torch.load(Path(path), map_location="cpu", weights_only=True)
     except FileNotFoundError:
@@ -42,7 +46,27 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointDamaged(f"{path} is damaged and cannot be read ({reason})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointMismatch(f"{path} is not a rummy500 checkpoint (format {FORMAT})")
+    weights = payload.get("state_dict")
+    broken = [k for k, w in (weights.items() if isinstance(weights, dict) else ())
+              if isinstance(w, torch.Tensor) and w.is_floating_point()
+              and not torch.isfinite(w).all()]
+    if broken:
+        raise CheckpointDamaged(f"{path} is damaged: its weights {broken[0]} are not finite")
     return payload
+
+
+def verify_checksums(path: str | Path) -> None:
+    """``CheckpointDamaged`` unless every part of the file (a zip archive, as torch.save
+    writes it) matches the CRC-32 checksum the archive carries for it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            failed = archive.testzip()
+    except FileNotFoundError:
+        raise
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as e:
+        raise CheckpointDamaged(f"{path} is damaged and cannot be read ({e})") from None
+    if failed is not None:
+        raise CheckpointDamaged(f"{path} is damaged: its part {failed} fails its checksum")
 
 
 def rules_differences(saved: Rules, asked: Rules) -> dict[str, tuple[Any, Any]]:

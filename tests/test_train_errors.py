@@ -314,3 +314,63 @@ def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> Non
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
         assert read_checkpoint(run / "last.pt")["global_step"] == step + 64
+
+
+def test_a_diverging_run_stops_in_one_line_before_writing(tmp_path: Path) -> None:
+    blown = subprocess.run(cli("--config", "quickstart", *TINY, f"run_dir={tmp_path}",
+                               "learning_rate=1e30", "total_steps=4096"),
+                           capture_output=True, text=True, timeout=600)
+    assert blown.returncode == 1, blown.stderr
+    assert "training diverged" in blown.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in blown.stderr and not list(tmp_path.glob("*/*.pt"))
+
+
+def test_a_non_finite_weight_is_never_saved_over_a_good_checkpoint(tmp_path: Path) -> None:
+    from rummy500.train.ppo import TrainingDiverged, start_run
+
+    run = start_run(load_config("quickstart", [*TINY, f"run_dir={tmp_path}"]), None)
+    run.save(run.run_dir / "last.pt", 1)
+    good = (run.run_dir / "last.pt").read_bytes()
+    with torch.no_grad():
+        next(run.policy.parameters())[0] = float("nan")
+    with pytest.raises(TrainingDiverged, match="not finite"):
+        run.save(run.run_dir / "last.pt", 2)
+    assert (run.run_dir / "last.pt").read_bytes() == good
+
+
+def test_a_checkpoint_with_one_flipped_bit_is_refused(tmp_path: Path) -> None:
+    import zipfile
+
+    source = Path(__file__).resolve().parents[1] / "agents" / "champions" / "v1" / "standard_2p.pt"
+    data = bytearray(source.read_bytes())
+    part = max(zipfile.ZipFile(source).infolist(), key=lambda info: info.file_size)
+    data[part.header_offset + 30 + len(part.filename) + len(part.extra)
+         + part.file_size // 2] ^= 0x04
+    flipped = tmp_path / "flipped.pt"
+    flipped.write_bytes(bytes(data))
+    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "eval", "--agents",
+                           f"ckpt:{flipped}", "sharp", "--games", "2"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2 and "fails its checksum" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_two_processes_cannot_train_in_one_run(tmp_path: Path) -> None:
+    from rummy500.train.run_dir import lock_run
+
+    run = tmp_path / "run"
+    run.mkdir()
+    held = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                             "from pathlib import Path\n"
+                             "from rummy500.train.run_dir import lock_run\n"
+                             f"lock = lock_run(Path({str(run)!r}))\n"
+                             "print('locked', flush=True)\ntime.sleep(60)"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert held.stdout.readline().strip() == "locked"
+        with pytest.raises(ConfigError, match=f"being trained by process {held.pid}"):
+            lock_run(run)
+    finally:
+        held.kill()
+        held.wait()
+    assert lock_run(run) is not None  # the killed holder's lock is stale: free again

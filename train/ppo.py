@@ -54,7 +54,7 @@ from .interrupt import StopOnSignal
 from .league import SELF, League
 from .precision import network_precision, resolved_precision
 from .resume import open_run
-from .run_dir import create_run_dir
+from .run_dir import create_run_dir, lock_run
 from .seats import SeatControl
 from .stage_timer import StageTimer
 from .warm_start import initial_weights
@@ -113,6 +113,18 @@ class Rollout:
         self.next_step[:] = -1
 
 
+class TrainingDiverged(RuntimeError):
+    """The update produced a non-finite loss or weight: training stops before anything is
+    written, and the run's checkpoints stay those of its last good update."""
+
+    def __init__(self, what: str, run_dir: Path) -> None:
+        last = run_dir / "last.pt"
+        kept = (f"{last} keeps the last good update" if last.exists()
+                else "no checkpoint had been written yet")
+        super().__init__(f"training diverged: {what}; nothing was written, {kept} (a smaller "
+                         "learning_rate may help)")
+
+
 @dataclass
 class Run:
     """Everything a run carries from one update to the next: a checkpoint saves it all
@@ -134,6 +146,8 @@ class Run:
     seat: np.ndarray
     global_step: int = 0
     best_score: float = -1.0
+    lock: Any = None
+    """The run folder's lock (train/run_dir.py), held while the run lives."""
 
     def frozen_member(self, name: str, weights: dict[str, torch.Tensor],
                       seed: int) -> TorchAgent:
@@ -143,7 +157,14 @@ class Run:
         return TorchAgent(frozen.eval(), self.rules, name, device=self.device, seed=seed)
 
     def save(self, path: Path, update: int) -> None:
-        """A checkpoint of the weights and of all a resumed run needs to go on as this one."""
+        """A checkpoint of the weights and of all a resumed run needs to go on as this one;
+        ``TrainingDiverged`` instead when a weight is not finite, so no checkpoint ever
+        holds one."""
+        broken = [name for name, w in self.policy.state_dict().items()
+                  if w.is_floating_point() and not torch.isfinite(w).all()]
+        if broken:
+            raise TrainingDiverged(f"weights {broken[0]} are not finite at step "
+                                   f"{self.global_step:,}", self.run_dir)
         save_checkpoint(path, self.policy, arch=self.cfg.arch, arch_kwargs=self.cfg.arch_kwargs,
                         rules=self.rules, config=self.cfg.to_dict(),
                         global_step=self.global_step,
@@ -165,7 +186,7 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     ConfigError before any work when the device, the warm start or the resume is refused."""
     device = pick_device(cfg.device)
     precision = resolved_precision(cfg.precision, device)
-    run_dir, payload = open_run(resume, cfg) if resume is not None else (None, None)
+    run_dir, payload, lock = open_run(resume, cfg) if resume is not None else (None, None, None)
     rules = cfg.game_rules
     warm_start = None if payload is not None else initial_weights(cfg.init_from, rules,
                                                                   cfg.arch, cfg.arch_kwargs,
@@ -186,9 +207,10 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     obs, mask, seat = env.reset(seed=cfg.seed)
     seating = SeatControl(league, cfg.num_envs, rules.players, rng, mixed=cfg.mixed_tables)
     run = Run(cfg, rules, device, precision, run_dir, env, policy, optimizer, league, seating,
-              rng, obs, mask, seat)
+              rng, obs, mask, seat, lock=lock)
     if payload is None:
         run.run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
+        run.lock = lock_run(run.run_dir)
         return run
     policy.load_state_dict(payload["state_dict"])
     optimizer.load_state_dict(payload["extra"]["optimizer"])
@@ -413,6 +435,10 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
             run.optimizer.zero_grad()
             loss.backward()
             grad_norm = nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+            if not (torch.isfinite(loss) and torch.isfinite(grad_norm)):
+                raise TrainingDiverged(f"the loss or its gradient is not finite at step "
+                                       f"{run.global_step:,} (learning_rate="
+                                       f"{run.optimizer.param_groups[0]['lr']:g})", run.run_dir)
             run.optimizer.step()
             minibatch["grad_norm"].append(grad_norm.item())  # before the clip
             minibatch["policy_loss"].append(pg_loss.item())

@@ -20,6 +20,7 @@ from rummy500.agents.checkpoint import CheckpointDamaged, CheckpointMismatch, re
 
 from .config import TrainConfig, config_data, load_config
 from .config_checks import ConfigError
+from .run_dir import lock_run
 
 CHANGEABLE_ON_RESUME = ("total_steps", "max_minutes", "eval_every", "eval_games",
                         "eval_opponents", "checkpoint_every", "keep_checkpoints", "progress",
@@ -116,13 +117,17 @@ def remove_unfinished_saves(run_dir: Path) -> list[Path]:
     return leftovers
 
 
-def open_run(resume: str | Path, cfg: TrainConfig) -> tuple[Path, dict[str, Any]]:
-    """(run folder, its ``last.pt`` data) once every check passed; then the leftovers of
-    killed checkpoint writes are removed."""
+def open_run(resume: str | Path, cfg: TrainConfig) -> tuple[Path, dict[str, Any], Any]:
+    """(run folder, its ``last.pt`` data, the run's lock) once every check passed and the
+    lock is taken; then the leftovers of killed checkpoint writes are removed."""
     run_dir = find_run(resume, cfg.run_dir)
     payload = read_last(run_dir)
     check_same_run(payload["config"], cfg, run_dir)
     check_unfinished(cfg, int(payload["global_step"]), run_dir)
+    try:
+        lock = lock_run(run_dir)
+    except ConfigError as e:
+        raise ResumeRefused(f"resume: {e}") from None
     for path in remove_unfinished_saves(run_dir):
         print(f"resume: removed {path} (left by a checkpoint write that was cut short)")
-    return run_dir, payload
+    return run_dir, payload, lock

@@ -2,13 +2,50 @@
 
 A folder is created, never reused: two runs started in the same second with the
 same name and seed get ``...__2``, ``...__3`` and so on, so their event files and
-checkpoints never mix.
+checkpoints never mix. The process training in a folder holds its lock
+(``lock_run``): a second process cannot resume the same run while the first
+lives, and a lock whose process died (killed, crashed) is free again, since the
+operating system releases it with the process.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
+from typing import IO
+
+from .config_checks import ConfigError
+
+LOCK_FILE = ".lock"
+"""The run folder's lock file; it holds the process id of the training that holds it."""
+
+
+def lock_run(run_dir: Path) -> IO[str] | None:
+    """Take the run's lock for this process (kept until the returned file is closed or the
+    process ends); a one-line ConfigError when another live process holds it or the folder
+    cannot be written. None where the system has no file locks."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, as before
+        return None
+    try:
+        handle = open(run_dir / LOCK_FILE, "a+", encoding="ascii")
+    except OSError as e:
+        raise ConfigError(f"run {run_dir}: cannot be written ({e.strerror or e})") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise ConfigError(f"run {run_dir} is being trained by process {holder}; wait for it "
+                          "to end (or stop it) before resuming") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
 
 
 def create_run_dir(root: str | Path, exp_name: str, seed: int) -> Path:

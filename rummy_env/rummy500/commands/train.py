@@ -84,11 +84,18 @@ def main(argv: list[str] | None = None) -> int:
         else:
             cfg = load_config(args.config, overrides)
             check_run_dir(cfg.run_dir)
-        from rummy500.train.ppo import train
+        from rummy500.train.ppo import TrainingDiverged, train
 
         result = train(cfg, resume=args.resume)
     except ConfigError as e:
         return _fail(str(e))
+    except TrainingDiverged as e:
+        print(f"rummy500 train: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a full disk, a folder made read-only under the run
+        print(f"rummy500 train: cannot write {e.filename or 'the run'}: {e.strerror or e}; "
+              "the checkpoints written before are kept", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("rummy500 train: stopped at once; the checkpoints already written are kept",
               file=sys.stderr)
