@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.config import read_config_text
 from rummy_env.core import (
     PositionError,
     action_layout,
@@ -64,15 +65,15 @@ def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
 def load_scenario(path: str | Path) -> dict[str, Any]:
     """Read a scenario file; PositionError with a one-line reason if it is not usable JSON."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(read_config_text(path, "scenario"))
     except OSError as e:
         raise PositionError(f"cannot read {path}: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise PositionError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise PositionError(f"{path} is not valid JSON: {e.msg} at line {e.lineno}") from None
     except RecursionError:
         raise PositionError(f"{path} nests its JSON too deeply to be a scenario") from None
+    except ValueError as e:  # too large, not UTF-8
+        raise PositionError(str(e)) from None
     if not isinstance(data, dict):
         raise PositionError(f"{path} must hold a JSON object")
     return data

@@ -309,3 +309,34 @@ def test_the_packaged_recipes_are_named_listed_and_shown(tmp_path: Path) -> None
     (tmp_path / "mine.yaml").write_text(shown.stdout + "total_steps: 1\n")
     refused = rummy500("train", "--config", "mine.yaml", "num_envs=0", cwd=tmp_path)
     assert_refused(refused, "num_envs")  # the edited copy is read as a file
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    (b"a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+     b"exp_name: [*b, *b, *b, *b, *b, *b, *b, *b]\n", ["aliases"]),
+    (b"exp_name: \xff\xfe\n", ["not UTF-8"]),
+    (b"exp_name: " + b"[" * 40 + b"]" * 40 + b"\n", ["deeper than"]),
+    (b"# " + b"x" * (2 << 20) + b"\n", ["larger than"]),
+], ids=["alias bomb", "not UTF-8", "deep", "huge"])
+def test_a_config_file_past_its_bounds_is_refused_in_one_line(tmp_path: Path, text: bytes,
+                                                              words: list[str]) -> None:
+    config = tmp_path / "mine.yaml"
+    config.write_bytes(text)
+    assert_refused(rummy500("train", "--config", str(config), cwd=tmp_path), *words)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_devices_and_bombs_are_refused_wherever_config_text_is_read(tmp_path: Path) -> None:
+    assert_refused(rummy500("train", "--config", "/dev/zero", cwd=tmp_path), "not a file")
+    done = subprocess.run([sys.executable, "-m", "rummy_env.scenario", "/dev/zero"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "larger than" in done.stderr
+    bomb = tmp_path / "rules.yaml"
+    bomb.write_text("a: &a [1, 1]\ntarget: *a\n")
+    import rummy_env
+
+    with pytest.raises(ValueError, match="aliases"):
+        rummy_env.env(rules_file=str(bomb))
+    assert_refused(rummy500("train", "--config", "quickstart", "eval_opponents=[ckpt:none.pt]",
+                            cwd=tmp_path), "no such file")
+    assert not (tmp_path / "runs").exists()

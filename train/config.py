@@ -19,7 +19,7 @@ import yaml
 
 from rummy500.agents.registry import check_spec
 from rummy500.configs import TRAIN_RECIPES
-from rummy_env.config import parse_overrides
+from rummy_env.config import load_yaml, parse_overrides, read_config_text
 from rummy_env.core import Rules
 from rummy_env.envs.options import REWARDS
 
@@ -212,9 +212,11 @@ def recipe_path(recipe: str | Path) -> Path:
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     """The mapping a YAML config file holds; a ConfigError naming the file (and line)."""
     try:
-        loaded = yaml.safe_load(Path(path).read_text()) or {}
+        loaded = load_yaml(read_config_text(path), f"config: {path}") or {}
     except OSError as e:
         raise ConfigError(f"config: cannot read {path}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise ConfigError(str(e) if str(e).startswith("config") else f"config: {e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
