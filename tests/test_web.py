@@ -595,3 +595,39 @@ def test_browser_steps_through_a_replay(server, page, tmp_path):
     choose(page, "replay-seat", "1")
     wait_for(page, lambda d: css(d, "#hand-area:not([hidden])") and
              css(d, "#hand-title")[0].get_attribute("textContent") == "random's hand")
+
+
+def test_hostile_bodies_are_answered_400_and_nothing_changes(server):
+    deep = b'{"mode": ' + b"[" * 30_000 + b"]" * 30_000 + b"}"
+    huge = b'{"seed": ' + b"9" * 5000 + b"}"
+    for raw in (deep, huge):
+        status, answer = call(server, "POST", "/api/games", raw=raw)
+        assert status == 400 and "bad JSON" in answer["error"], answer
+    view = new_game(server, seat=1)
+    if view["waiting"] == "you":  # the agent must be the one to move
+        view = new_game(server, seat=0)
+    assert view["waiting"] != "you"
+    before = game_of(server, view["id"]).version
+    status, answer = call(server, "POST", f"/api/games/{view['id']}/advance",
+                          {"version": before, "face_up": True})
+    assert status == 403
+    assert game_of(server, view["id"]).version == before  # refused: the game did not move
+
+
+def test_a_records_folder_that_cannot_be_written_is_a_503_naming_no_path(tmp_path):
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the records folder should be")
+    srv = make_server(port=0, records_dir=blocker / "records")
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        view = new_game(srv, mode="watch", opponents=["random"], flags="target=50")
+        while not view.get("waiting") == "over":
+            status, view = call(srv, "POST", f"/api/games/{view['id']}/advance",
+                                {"version": view["version"]})
+            assert status == 200, view
+        status, answer = call(srv, "POST", f"/api/games/{view['id']}/save", {})
+        assert status == 503 and "download" in answer["error"]
+        assert str(tmp_path) not in answer["error"]
+    finally:
+        srv.shutdown()
+        srv.server_close()

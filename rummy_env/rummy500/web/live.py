@@ -61,9 +61,13 @@ class LiveGame:
         with self.lock:
             return self._view(face_up)
 
-    def _view(self, face_up: bool) -> dict[str, Any]:
+    def _check_may_see(self, face_up: bool) -> None:
+        """Refuse a face-up view of a game the person plays (before anything changes)."""
         if face_up and self.person is not None:
             raise Refusal(403, "a game you play shows only your own hand")
+
+    def _view(self, face_up: bool) -> dict[str, Any]:
+        self._check_may_see(face_up)
         if self.person is not None:
             view = seat_view(self.rules, self.state, self.person, self.names)
         elif face_up:
@@ -107,8 +111,10 @@ class LiveGame:
             return self._view(False)
 
     def advance(self, version: int, face_up: bool = False) -> dict[str, Any]:
-        """One move of the agent to play; refused when it is the person's turn."""
+        """One move of the agent to play; refused (the game unchanged) when it is the
+        person's turn or the view asked for is not theirs to see."""
         with self.lock:
+            self._check_may_see(face_up)
             self._check_version(version)
             if self.state.game_over[0]:
                 raise Refusal(409, "the game is over")

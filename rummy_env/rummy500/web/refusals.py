@@ -8,7 +8,7 @@ class Refusal(Exception):
 
     400 malformed, 403 not yours to ask, 404 unknown, 409 conflicts with the
     game as it stands (stale, not your turn, illegal now), 413 too large,
-    415 not JSON, 503 no room for another game.
+    415 not JSON, 503 no room for another game or no way to save a record.
     """
 
     def __init__(self, status: int, message: str) -> None:

@@ -132,7 +132,8 @@ class TableHandler(BaseHTTPRequestHandler):
             self._send_json(e.status, {"error": e.message, "status": e.status})
         except Exception as e:  # a bug must not take the server down, nor hide
             self.log_error("error on %s %s: %r", method, self.path, e)
-            self._send_json(500, {"error": f"internal error: {e}", "status": 500})
+            self._send_json(500, {"error": "internal error (the server's log has the details)",
+                                  "status": 500})
 
     def _check_host(self) -> None:
         if self.server.hosts is not None and self.headers.get("Host") not in self.server.hosts:
@@ -174,6 +175,10 @@ class TableHandler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise Refusal(400, f"bad JSON: {e}") from None
+        except RecursionError:
+            raise Refusal(400, "bad JSON: nested too deeply") from None
+        except ValueError as e:  # e.g. an integer of more digits than Python converts
+            raise Refusal(400, f"bad JSON: {str(e).split(';')[0]}") from None
         if not isinstance(body, dict):
             raise Refusal(400, "the body must be a JSON object")
         return body
@@ -229,7 +234,12 @@ class TableHandler(BaseHTTPRequestHandler):
     def save(self, game_id: str) -> dict[str, Any]:
         self._body()
         record = self.server.tables.get(game_id, LiveGame).record()
-        path = save_record(self.server.records_dir, _record_name(game_id), record)
+        try:
+            path = save_record(self.server.records_dir, _record_name(game_id), record)
+        except OSError as e:
+            self.log_error("cannot save %s: %r", game_id, e)
+            raise Refusal(503, "this server cannot save records (its records folder cannot be "
+                          "written); download the record instead") from None
         return {"path": str(path)}
 
     def open_replay(self) -> dict[str, Any]:
