@@ -629,3 +629,42 @@ def test_benches_report_speed() -> None:
     gym = bench_gym(rules, seconds=0.2)
     # The opponent's moves are agent-steps too: more of them than the learner's.
     assert gym["agent_steps_per_s"] > gym["env_steps_per_s"] > 0
+
+
+def test_a_gymnasium_env_pickles_and_copies_mid_game_as_an_independent_twin() -> None:
+    """Multiprocessing vector envs pickle their envs; a deep copy must not share the
+    opponents' generator with its original."""
+    import copy
+    import pickle
+
+    env = gymnasium.make("Rummy500-v1").unwrapped
+    _, info = env.reset(seed=3)
+    for _ in range(6):
+        _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    move = int(np.flatnonzero(info["action_mask"])[0])
+    for make_twin in (lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy):
+        reference = pickle.loads(pickle.dumps(env))
+        twin = make_twin(env)
+        twins_move = twin.step(move)[0]  # the twin draws first ...
+        mine = env.step(move)[0]         # ... and the original must not feel it
+        assert np.array_equal(mine, reference.step(move)[0])
+        assert np.array_equal(mine, twins_move)  # the twin plays the same game
+        _, info = env.reset(seed=3)
+        for _ in range(6):
+            _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+
+
+def test_the_vector_and_aec_envs_pickle_mid_game() -> None:
+    import pickle
+
+    vec = RummyVectorEnv(num_envs=3, seed=1)
+    _, mask, _ = vec.reset()
+    rng = np.random.default_rng(0)
+    vec.step(sample_legal(mask, rng))
+    copy_of = pickle.loads(pickle.dumps(vec))
+    actions = sample_legal(vec.mask, rng)
+    assert np.array_equal(vec.step(actions)[0], copy_of.step(actions)[0])
+    aec = rummy_env.env()
+    aec.reset(seed=2)
+    restored = pickle.loads(pickle.dumps(aec))
+    assert restored.agent_selection == aec.agent_selection

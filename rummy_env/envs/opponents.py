@@ -73,27 +73,45 @@ def checked_actions(opponent: Any, rules: Rules, mask: np.ndarray, actions: Any)
 
 
 def as_policy(opponent: Any, *, single: bool = False) -> BatchPolicy:
-    """A ``BatchPolicy`` for an agent or a callable (see the module docstring)."""
+    """A ``BatchPolicy`` for an agent or a callable (see the module docstring). The policies
+    are plain objects, not closures, so an env holding them pickles (multiprocessing vector
+    envs need that) and a deep copy gets its own opponents and their generators."""
     if isinstance(opponent, UniformLegal):  # needs neither a view nor observations
-        return lambda rules, state, mask: sample_legal(mask, opponent.rng)
-    agent = is_agent(opponent)
-    if not agent and not callable(opponent):
+        return UniformPolicy(opponent)
+    if not is_agent(opponent) and not callable(opponent):
         raise ValueError(f"opponent {opponent!r}: expected an agent (name, act(decision)) "
                          "or a callable (observation, mask) -> action")
+    return OpponentPolicy(opponent, single)
 
-    def policy(rules: Rules, state: State, mask: np.ndarray) -> np.ndarray:
+
+class UniformPolicy:
+    """``UniformLegal``'s moves from its generator, straight from the mask."""
+
+    def __init__(self, opponent: UniformLegal) -> None:
+        self.opponent = opponent
+
+    def __call__(self, rules: Rules, state: State, mask: np.ndarray) -> np.ndarray:
+        return sample_legal(mask, self.opponent.rng)
+
+
+class OpponentPolicy:
+    """An agent's moves on the seat's view, or a callable's on the observations (one at a
+    time when ``single``), each checked legal."""
+
+    def __init__(self, opponent: Any, single: bool) -> None:
+        self.opponent, self.single, self.agent = opponent, single, is_agent(opponent)
+
+    def __call__(self, rules: Rules, state: State, mask: np.ndarray) -> np.ndarray:
         view = player_view(rules, state)
-        if agent:
-            actions = opponent.act(Decision(rules, mask, view))
+        if self.agent:
+            actions = self.opponent.act(Decision(rules, mask, view))
         else:
             obs = encode(rules, view)
-            if single:
-                actions = [opponent(obs[i], mask[i]) for i in range(state.batch_size)]
+            if self.single:
+                actions = [self.opponent(obs[i], mask[i]) for i in range(state.batch_size)]
             else:
-                actions = opponent(obs, mask)
-        return checked_actions(opponent, rules, mask, actions)
-
-    return policy
+                actions = self.opponent(obs, mask)
+        return checked_actions(self.opponent, rules, mask, actions)
 
 
 def opponent_list(opponents: Any, default: Any, players: int) -> list:
