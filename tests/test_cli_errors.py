@@ -340,3 +340,27 @@ def test_devices_and_bombs_are_refused_wherever_config_text_is_read(tmp_path: Pa
     assert_refused(rummy500("train", "--config", "quickstart", "eval_opponents=[ckpt:none.pt]",
                             cwd=tmp_path), "no such file")
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"hands": [["5H", "6H"], []]}, ["seat 1 holds no card", "floating"]),
+    ({"totals": [480, 520], "hand_number": 2}, ["reached the target", "game is over"]),
+    ({"rules": {"preset": "standard", "game_hands": 3}, "totals": [90, 120],
+      "hand_number": 3}, ["quick game of 3 hands ended"]),
+], ids=["empty hand", "past the target", "quick game over"])
+def test_an_impossible_position_is_refused_with_the_reason(tmp_path: Path, change: dict,
+                                                           words: list[str]) -> None:
+    scenario = {"rules": {"preset": "standard"}, "hands": [["5H", "6H"], ["2D", "3D"]],
+                "stock": ["3C"], "discard": ["KD"], "actions": ["draw"], **change}
+    path = tmp_path / "impossible.json"
+    path.write_text(json.dumps(scenario))
+    done = subprocess.run([sys.executable, "-m", "rummy_env.scenario", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    for word in words:
+        assert word in done.stderr, done.stderr
+    floating = {**scenario, **change, "rules": {"preset": "standard", "floating": True}}
+    if "hands" in change:  # a floating seat may hold no card
+        path.write_text(json.dumps(floating))
+        assert subprocess.run([sys.executable, "-m", "rummy_env.scenario", str(path)],
+                              capture_output=True, timeout=60).returncode == 0

@@ -110,6 +110,7 @@ def parse_position(position: Any) -> Position:
     if not (is_int(hand_number) and 0 <= hand_number < rules.max_hands):
         _fail(f"'hand_number' must be the hands already played, 0..{rules.max_hands - 1} "
               f"(max_hands {rules.max_hands}), got {hand_number!r}")
+    _check_game_goes_on(rules, totals, hand_number, hand_cards)
     return Position(rules, hand_cards, stock, discard, table, list(totals), to_play,
                     hand_number)
 
@@ -175,6 +176,27 @@ def _table_meld(rules: Rules, index: int, meld: Any) -> TableMeldSpec:
         _fail(f"{where}: {' '.join(texts)} is not a meld under these rules "
               "(cards in print order)")
     return TableMeldSpec(pattern, cards, jokers, list(by))
+
+
+def _check_game_goes_on(rules: Rules, totals: list[int], hand_number: int,
+                        hand_cards: list[list[int]]) -> None:
+    """Refuse a position the game could not reach: a seat without a card where it does
+    not float, or a game whose finished hands (``hand_number`` > 0) already ended it (one
+    seat alone at the top, past the target or after a quick game's last hand). Totals
+    before the first hand are taken as given, a start past the target included: the
+    hand's end decides the game from them."""
+    empty = [seat for seat, cards in enumerate(hand_cards) if not cards]
+    if empty and not rules.floating:
+        _fail(f"seat {empty[0]} holds no card: without floating an empty hand ends the hand")
+    top = max(totals)
+    if hand_number == 0 or totals.count(top) > 1 or rules.go_out_to_win:
+        return
+    if rules.game_hands and hand_number >= rules.game_hands:
+        _fail(f"'hand_number' {hand_number}: the quick game of {rules.game_hands} hands ended "
+              f"with seat {totals.index(top)} alone at the top")
+    if not rules.game_hands and top >= rules.target:
+        _fail(f"'totals' {totals} after {hand_number} hand(s): seat {totals.index(top)} "
+              f"reached the target ({rules.target}) alone, so the game is over")
 
 
 def _check_copies(rules: Rules, loose: list[int], table: list[TableMeldSpec]) -> None:
