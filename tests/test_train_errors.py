@@ -374,3 +374,48 @@ def test_two_processes_cannot_train_in_one_run(tmp_path: Path) -> None:
         held.kill()
         held.wait()
     assert lock_run(run) is not None  # the killed holder's lock is stale: free again
+
+
+def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_path: Path):
+    """SIGKILL at random moments (mid-update, mid-save, before the first checkpoint), then
+    resume until the run ends: three such runs all end with the weights, step and league of
+    one that never stopped."""
+    import random
+
+    settings = [*TINY, "total_steps=640"]  # 20 updates, a checkpoint after each
+    reference = subprocess.run(cli(*settings, f"run_dir={tmp_path / 'reference'}"), cwd=ROOT,
+                               capture_output=True, text=True, timeout=600)
+    assert reference.returncode == 0, reference.stderr[-2000:]
+    (expected,) = (tmp_path / "reference").iterdir()
+    theirs = read_checkpoint(expected / "last.pt")
+    chance = random.Random(20261206)
+    for attempt in range(3):
+        root = tmp_path / f"killed{attempt}"
+        kills = 0
+        while True:
+            runs = [run for run in root.glob("*") if (run / "last.pt").exists()]
+            command = (cli("--resume", str(runs[0])) if runs
+                       else cli(*settings, f"run_dir={root}"))
+            if not runs:  # killed before its first checkpoint: start again from nothing
+                shutil.rmtree(root, ignore_errors=True)
+            process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, text=True)
+            try:
+                process.wait(timeout=chance.uniform(1.0, 6.0) if kills < 4 else 600)
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+                kills += 1
+                continue
+            said = process.stderr.read()
+            # Killed after its last checkpoint: the resume says the run is already finished.
+            assert process.returncode == 0 or "is finished" in said, said[-2000:]
+            break
+        assert kills >= 1
+        (run,) = [run for run in root.iterdir() if (run / "last.pt").exists()]
+        ours = read_checkpoint(run / "last.pt")
+        assert ours["global_step"] == theirs["global_step"] == 640
+        for key, value in theirs["state_dict"].items():
+            assert torch.equal(value, ours["state_dict"][key]), (attempt, kills, key)
+        assert ([m["name"] for m in ours["extra"]["run_state"]["league"]]
+                == [m["name"] for m in theirs["extra"]["run_state"]["league"]])
