@@ -90,7 +90,6 @@ from .options import (
     resolve_rules,
     single_spaces,
 )
-from .reuse import ArrayPool
 
 
 class _Games:
@@ -108,8 +107,6 @@ class _Games:
         self.auto_deal = auto_deal(episode)
         self.state: State | None = None
         self.tables = TableCache(rules, observed=True)
-        self.observations = ArrayPool((num_envs, observation_size(rules)), np.float32)
-        """Where each step's observations are written (``reuse.py``)."""
 
     def start(self, seed: int) -> None:
         self.stream = GameStream(self.rules, seed, self.num_envs)
@@ -196,17 +193,20 @@ class RummyVectorEnv:
         games.stream.slot_game[:] = snapshot["slot_game"]
         games.length[:] = snapshot["length"]
         games.tables.forget()
-        return self._mask_and_observe()
+        return self._mask_and_observe(None)
 
     def observations(self, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """float32 [n, D]: what seat ``seats[i]`` of game ``rows[i]`` observes now."""
         return observe(self.rules, self.state, seats, rows)
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def reset(self, seed: int | None = None, *, out: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal B new games: (obs float32 [B,D], mask bool [B,A], seat int64 [B]).
 
         ``seed`` restarts the run's game ids from 0; without it, the run goes on
         with its next games (a fresh run seeded at construction on first reset).
+        ``out``: a float32 [B, D] array to write the observations into (and return), so
+        a loop that reuses one array skips a fresh one's page faults; default a new one.
         """
         seed = check_seed(seed)
         if seed is not None:
@@ -215,26 +215,31 @@ class RummyVectorEnv:
             self._games.start(self._seed)
         else:
             self._games.restart(np.arange(self.num_envs))
-        return self._mask_and_observe()
+        return self._mask_and_observe(out)
 
-    def _mask_and_observe(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _mask_and_observe(self, out: np.ndarray | None
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(obs, mask, seat) of the games as they stand, the tables' cache brought up to
         date first."""
         tables = self._games.tables
         tables.update(self.state)
         self.mask = legal_mask(self.rules, self.state, fits=tables.fits, blocked=tables.blocked)
-        return self._observe(), self.mask, self.state.current_player.astype(np.int64)
+        return self._observe(out), self.mask, self.state.current_player.astype(np.int64)
 
-    def _observe(self) -> np.ndarray | CompactObservation:
-        """What the seat to play in every game observes now (compact when asked for)."""
+    def _observe(self, out: np.ndarray | None) -> np.ndarray | CompactObservation:
+        """What the seat to play in every game observes now (compact when asked for),
+        written into ``out`` when given."""
         games = self._games
-        out = None if self.compact else games.observations.take()
+        if out is not None and self.compact:
+            raise ValueError("out= takes float observations; a compact env makes its own")
         return observe(self.rules, games.state, points=games.tables.points,
                        table=games.tables.columns, out=out, compact=self.compact)
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray, np.ndarray, dict[str, Any]]:
-        """One action per game (for the seat to play); see the module docstring."""
+    def step(self, actions: np.ndarray, *, out: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                        np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per game (for the seat to play); see the module docstring. ``out``:
+        as for ``reset``, the array the observations are written into."""
         if self.mask is None:
             raise RuntimeError("step: call reset() first")
         games, rules = self._games, self.rules
@@ -275,7 +280,7 @@ class RummyVectorEnv:
         self.mask = legal_mask(rules, games.state, fits=games.tables.fits,
                                blocked=games.tables.blocked)
         t3 = time.perf_counter()
-        obs = self._observe()
+        obs = self._observe(out)
         t4 = time.perf_counter()
         for key, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             self.timings[key] += dt
@@ -414,7 +419,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
     def _observe(self) -> np.ndarray:
         games = self._games
         return observe(self.rules, games.state, self.seat, points=games.tables.points,
-                       table=games.tables.columns, out=games.observations.take())
+                       table=games.tables.columns)
 
     def _book(self, rows: np.ndarray, rewards: np.ndarray) -> None:
         self._reward[rows] += rewards

@@ -33,7 +33,9 @@ def bench_vector(rules: Rules, batch_size: int, seconds: float, seed: int = 0,
 
     env = RummyVectorEnv(rules, num_envs=batch_size, seed=seed, compact=compact)
     rng = np.random.default_rng(seed)
-    obs, mask, _ = env.reset()
+    # A trainer's loop writes float observations into one array of its own (out=).
+    out = None if compact else np.empty((batch_size, env.observation_size), np.float32)
+    obs, mask, _ = env.reset(out=out)
     sampling = 0.0
     steps = games = 0
     start = time.perf_counter()
@@ -41,7 +43,7 @@ def bench_vector(rules: Rules, batch_size: int, seconds: float, seed: int = 0,
         t0 = time.perf_counter()
         actions = sample_legal(mask, rng)
         sampling += time.perf_counter() - t0
-        obs, mask, _, _, _, _, info = env.step(actions)
+        obs, mask, _, _, _, _, info = env.step(actions, out=out)
         steps += 1
         games += info["episode"]["game"].size
         elapsed = time.perf_counter() - start
