@@ -5,9 +5,8 @@ A decision has a handful of legal actions (seven on average, a few dozen at most
 among the 955 of the flat space. ``LegalActions`` packs each row's legal action ids
 into a short block [n, K] (K: the most legal actions of any row, padding slots
 marked), and ``MaskedCategorical`` gathers the logits there and normalizes over K
-columns, not 955. On one CPU thread this made a PPO minibatch's categorical (log-prob,
-entropy and their gradients over 8,192 rows) about 35 times cheaper: it had cost more
-than the network's own forward and backward passes.
+columns, not 955: over all 955 columns a PPO minibatch's categorical (log-prob, entropy
+and their gradients) had cost more than the network's own forward and backward passes.
 
 Padding slots get the dtype's most negative logit, so they are never sampled and carry
 no probability; the entropy sums over legal actions only, so a state with one legal

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from rummy500.agents.torch_policy import TorchAgent
 
 ROLLOUT_PARAMS = SharpParams(stock_samples=1, candidates=2)
-"""The rollout copy of Sharp: one stock sample, two meld candidates (about twice as fast)."""
+"""The rollout copy of Sharp: one stock sample, two meld candidates (cheaper per move)."""
 
 GUIDES = ("auto", "champion", "sharp")
 """``auto``: the champion trained for the rules when one ships, else Sharp."""

@@ -70,8 +70,8 @@ def seating_blocks(n_agents: int, players: int,
 
 @functools.lru_cache(maxsize=32)
 def _fair_blocks(n_agents: int, players: int, kinds: tuple) -> tuple[np.ndarray, ...]:
-    """``seating_blocks``, worked out once per table (a tenth of a second at eight seats
-    of eight kinds, asked for by the count, the report and the match)."""
+    """``seating_blocks``, worked out once per table (costly at eight seats of eight kinds,
+    and asked for by the count, the report and the match)."""
     kinds = list(kinds)
     if n_agents <= players:
         bases = [tuple((s + i) % n_agents for s in range(players)) for i in range(n_agents)]

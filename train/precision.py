@@ -3,9 +3,9 @@ products through torch's autocast, or ``auto``.
 
 With ``bfloat16`` the linear layers run in bfloat16 while the weights, the optimizer,
 the masked categorical and the losses stay float32 (the networks hand float32 logits
-and values to them). On a CPU with AVX-512 BF16 or AMX this makes the MLP's forward
-and backward passes about three times faster; on one without, bfloat16 is emulated and
-slower. ``auto`` takes bfloat16 only where the device does it natively.
+and values to them). On a CPU with AVX-512 BF16 or AMX this speeds up the MLP's
+forward and backward passes; on one without, bfloat16 is emulated and slower.
+``auto`` takes bfloat16 only where the device does it natively.
 """
 
 from __future__ import annotations

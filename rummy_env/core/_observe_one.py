@@ -41,8 +41,8 @@ def table_part(rules: Rules, state: State, seat: int, row: int = 0) -> TablePart
     """The table's columns of ``seat``'s observation in game ``row``: they change only when a
     meld, lay-off or joker swap changes the table, so a one-game env may keep them.
 
-    A loop over the filled slots (a table holds a few dozen): for one game that is several
-    times faster than the batched encoder's whole-array operations."""
+    A loop over the filled slots (a table holds a few dozen): for one game that is
+    cheaper than the batched encoder's whole-array operations."""
     plan, prices = _encode_plan(rules), _slot_prices(rules)
     col, p = plan.col, rules.players
     n_melds = state.meld_kind.shape[1]

@@ -5,12 +5,11 @@ joker swap puts a natural card where a joker was (one joker fewer). So the deal
 key, the hand number, the meld count, the filled slots and the jokers on the
 table name one game's table along its trajectory (``table_keys``), and a new
 trajectory in a row starts from an empty table, the same whatever game held the
-row before. ``TableCache.update`` therefore works ``layoff_fits`` (a fifth of
-the mask's cost), ``table_points`` (half of the view's), under one-deck joker rules
-``blocked_cards`` (a fifth of the play mask's) and, when asked, the observation's
-table columns (``table_codes``, two fifths of ``encode``'s cost) out again only for the
-games whose key changed, about one game in six at each micro-step (685 of 4,096
-after 100 random steps of ``standard``). The one-game envs key a lone game's
+row before. ``TableCache.update`` therefore works ``layoff_fits``, ``table_points``,
+under one-deck joker rules ``blocked_cards`` and, when asked, the observation's table
+columns (``table_codes``), each a large share of the mask's or the view's cost, out
+again only for the games whose key changed, a small share of them at each
+micro-step. The one-game envs key a lone game's
 table the same way, in plain Python (``rummy_env/envs/one_game_mask.py``).
 
 Call ``update`` after every change of the batch (each step, each reset of some

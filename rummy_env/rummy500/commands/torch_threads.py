@@ -2,8 +2,8 @@
 
 An arena's batches are a few hundred rows, where torch's default of one thread
 per core gains little and contends with the engine (and with any other job) for
-the same cores: measured on the 2-core machine beside two other jobs, the
-champion's forward ran 1.4-2.3x faster on one thread than on two.
+the same cores, so one thread is the default there (the benchmarks page has the
+measurements).
 """
 
 from __future__ import annotations
