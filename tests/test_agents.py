@@ -249,7 +249,7 @@ def test_sharp_group_max_and_card_counts_agree_with_the_slow_numpy_forms():
     """Sharp's per-group maximum and per-row card counts give what ``np.maximum.at`` and
     ``np.add.at`` give, empty groups and padding ids included."""
     from rummy500.agents.cardsense import row_counts
-    from rummy500.agents.sharp import group_max
+    from rummy500.agents.sharp_plan import group_max
 
     rng = np.random.default_rng(5)
     for n in (1, 7, 40):
