@@ -4,7 +4,7 @@ A checkpoint is a ``torch.save`` of plain data only (tensors, numbers, strings,
 lists, dicts), so ``torch.load(..., weights_only=True)`` reads it and nothing
 is ever unpickled. It records the architecture, the training config, the rules
 and the observation version; ``load_policy`` refuses a checkpoint whose rules
-or observation version do not match the ones asked for. ``rummy500.train.checkpoint``
+or observation version do not match the ones asked for. ``rummy500.train.run_folder``
 writes them.
 """
 

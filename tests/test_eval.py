@@ -306,7 +306,7 @@ def test_cli_rejects_unknown_agents_and_checkpoints(capsys):
 def test_cli_plays_a_checkpoint(tmp_path, capsys):
     torch = pytest.importorskip("torch")
     from rummy500.agents.torch_policy import build_policy
-    from rummy500.train.checkpoint import save_checkpoint
+    from rummy500.train.run_folder import save_checkpoint
     from rummy_env.core import action_layout, observation_size
 
     rules = Rules.preset_named("standard", target=100)

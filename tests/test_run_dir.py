@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rummy500.train.run_dir import create_run_dir
+from rummy500.train.run_folder import create_run_dir
 
 
 def test_two_runs_with_one_name_get_two_folders(tmp_path: Path) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rummy500.train.league import SELF, League
-from rummy500.train.seats import SeatControl
+from rummy500.train.league import SELF, League, SeatControl
 
 
 class _Member:

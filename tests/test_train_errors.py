@@ -356,13 +356,13 @@ def test_a_checkpoint_with_one_flipped_bit_is_refused(tmp_path: Path) -> None:
 
 
 def test_two_processes_cannot_train_in_one_run(tmp_path: Path) -> None:
-    from rummy500.train.run_dir import lock_run
+    from rummy500.train.run_folder import lock_run
 
     run = tmp_path / "run"
     run.mkdir()
     held = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
                              "from pathlib import Path\n"
-                             "from rummy500.train.run_dir import lock_run\n"
+                             "from rummy500.train.run_folder import lock_run\n"
                              f"lock = lock_run(Path({str(run)!r}))\n"
                              "print('locked', flush=True)\ntime.sleep(60)"],
                             stdout=subprocess.PIPE, text=True)
@@ -383,12 +383,15 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
     import random
 
     settings = [*TINY, "total_steps=640"]  # 20 updates, a checkpoint after each
+    started = time.monotonic()
     reference = subprocess.run(cli(*settings, f"run_dir={tmp_path / 'reference'}"), cwd=ROOT,
                                capture_output=True, text=True, timeout=600)
+    whole = time.monotonic() - started  # start-up included: kills land anywhere in a run
     assert reference.returncode == 0, reference.stderr[-2000:]
     (expected,) = (tmp_path / "reference").iterdir()
     theirs = read_checkpoint(expected / "last.pt")
     chance = random.Random(20261206)
+    all_kills = 0
     for attempt in range(3):
         root = tmp_path / f"killed{attempt}"
         kills = 0
@@ -401,7 +404,7 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
             process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.PIPE, text=True)
             try:
-                process.wait(timeout=chance.uniform(1.0, 6.0) if kills < 4 else 600)
+                process.wait(timeout=chance.uniform(0.2, 0.9) * whole if kills < 4 else 600)
             except subprocess.TimeoutExpired:
                 process.send_signal(signal.SIGKILL)
                 process.wait()
@@ -411,7 +414,7 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
             # Killed after its last checkpoint: the resume says the run is already finished.
             assert process.returncode == 0 or "is finished" in said, said[-2000:]
             break
-        assert kills >= 1
+        all_kills += kills
         (run,) = [run for run in root.iterdir() if (run / "last.pt").exists()]
         ours = read_checkpoint(run / "last.pt")
         assert ours["global_step"] == theirs["global_step"] == 640
@@ -419,3 +422,4 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
             assert torch.equal(value, ours["state_dict"][key]), (attempt, kills, key)
         assert ([m["name"] for m in ours["extra"]["run_state"]["league"]]
                 == [m["name"] for m in theirs["extra"]["run_state"]["league"]])
+    assert all_kills >= 3

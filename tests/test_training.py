@@ -14,9 +14,9 @@ from rummy500.agents.checkpoint import CheckpointMismatch, load_policy
 from rummy500.agents.distributions import LegalActions, MaskedCategorical
 from rummy500.agents.torch_policy import ARCHITECTURES, TorchAgent, build_policy
 from rummy500.train.advantages import turn_based_gae
-from rummy500.train.checkpoint import save_checkpoint
 from rummy500.train.config import load_config
 from rummy500.train.league import SELF, League
+from rummy500.train.run_folder import save_checkpoint
 from rummy_env.core import (
     Decision,
     Rules,

@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     from rummy500.agents.champion import champion_checkpoint
     from rummy500.agents.checkpoint import policy_from
-    from rummy500.train.checkpoint import save_checkpoint
+    from rummy500.train.run_folder import save_checkpoint
 
     if args.games < 1 or args.epochs < 0 or not 0 <= args.keep <= 1 or args.lr <= 0:
         raise ValueError("--games and --lr must be positive, --epochs >= 0, --keep in 0..1")

@@ -20,7 +20,7 @@ spent in the learner's forward passes, the opponents, the env, the update and
 evaluation, since the previous update's log; train/stage_timer.py), and the
 hyperparameters as a text table. Checkpoints: ``last.pt``, ``best.pt`` (best
 mean evaluation win rate) and the last few numbered ones; each also holds what a
-resumed run needs to go on as the same run (train/run_state.py). ``resume``
+resumed run needs to go on as the same run (train/resume.py). ``resume``
 continues a run from its ``last.pt`` after the checks of train/resume.py. On
 SIGINT or SIGTERM the update under way finishes, ``last.pt`` is saved and the
 result says which signal stopped the run (train/interrupt.py).
@@ -44,18 +44,15 @@ from rummy500.agents.widen import widen
 from rummy_env.core import CompactObservation, Rules
 from rummy_env.envs.vector import RummyVectorEnv
 
-from . import run_state
 from .advantages import turn_based_gae
-from .checkpoint import save_checkpoint
 from .config import TrainConfig
 from .config_checks import ConfigError
 from .evaluation import evaluate
 from .interrupt import StopOnSignal
-from .league import SELF, League
+from .league import SELF, League, SeatControl
 from .precision import network_precision, resolved_precision
-from .resume import open_run
-from .run_dir import create_run_dir, lock_run
-from .seats import SeatControl
+from .resume import capture, open_run, restore
+from .run_folder import create_run_dir, lock_run, save_checkpoint
 from .stage_timer import StageTimer
 from .warm_start import initial_weights
 
@@ -147,7 +144,7 @@ class Run:
     global_step: int = 0
     best_score: float = -1.0
     lock: Any = None
-    """The run folder's lock (train/run_dir.py), held while the run lives."""
+    """The run folder's lock (train/run_folder.py), held while the run lives."""
 
     def frozen_member(self, name: str, weights: dict[str, torch.Tensor],
                       seed: int) -> TorchAgent:
@@ -170,7 +167,7 @@ class Run:
                         global_step=self.global_step,
                         extra={"optimizer": self.optimizer.state_dict(), "update": update,
                                "best_score": self.best_score,
-                               "run_state": run_state.capture(self.league, self.seating,
+                               "run_state": capture(self.league, self.seating,
                                                               self.env, self.rng, self.device)})
 
 
@@ -216,7 +213,7 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     optimizer.load_state_dict(payload["extra"]["optimizer"])
     run.global_step = int(payload["global_step"])
     run.best_score = float(payload["extra"]["best_score"])
-    run.obs, run.mask, run.seat = run_state.restore(
+    run.obs, run.mask, run.seat = restore(
         payload["extra"]["run_state"], league, seating, env, rng, device,
         snapshot=lambda name, weights: run.frozen_member(name, weights, cfg.seed),
         heuristic=lambda name: make_agent(name, rules, cfg.seed))

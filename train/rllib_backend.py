@@ -28,7 +28,6 @@ import numpy as np
 from rummy_env.core import Rules
 from rummy_env.envs.options import REWARDS
 
-from .checkpoint import save_checkpoint
 from .config import (
     AT_LEAST_0,
     AT_LEAST_1,
@@ -39,7 +38,7 @@ from .config import (
     load_config,
 )
 from .config_checks import Range, check_fields
-from .run_dir import create_run_dir
+from .run_folder import create_run_dir, save_checkpoint
 
 RLLIB_RANGES: dict[str, Range] = {
     "seed": AT_LEAST_0, "iterations": AT_LEAST_1, "num_env_runners": AT_LEAST_0,
