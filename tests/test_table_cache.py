@@ -17,13 +17,14 @@ import pytest
 from rummy_env.core import (
     GameStream,
     Rules,
+    init,
     legal_mask,
     observe,
     player_view,
     sample_legal,
     step_inplace,
 )
-from rummy_env.core._table_cache import TableCache, table_keys
+from rummy_env.core._table_cache import TableCache, table_key_one, table_keys
 from rummy_env.core.observation import table_codes
 from rummy_env.core.scoring import table_points
 from rummy_env.core.state import PHASE_CALL
@@ -149,3 +150,23 @@ def test_the_single_agent_vector_env_masks_and_observes_as_the_core_does(illegal
         if illegal == "penalize" and step % 25 == 0:
             actions[3] = np.flatnonzero(~info["action_mask"][3])[0]
         obs, _, _, _, info = env.step(actions)
+
+
+@pytest.mark.parametrize("preset", ["standard", "jokers", "tournament", "web"])
+def test_one_game_and_the_batch_name_a_table_by_one_key(preset: str) -> None:
+    """The one-game envs' key is the batched cache's key of that game, step after step
+    (a seat's hand, the pile and the stock move; melds, lay-offs and swaps)."""
+    rules = Rules.from_dict({"preset": preset, "target": 100})
+    state = init(rules, seed=5, batch_size=4)
+    rng = np.random.default_rng(5)
+    for _ in range(600):
+        for g in range(state.batch_size):
+            assert table_key_one(rules, state.select([g])) == tuple(
+                table_keys(rules, state)[g].tolist())
+        live = ~state.game_over
+        if not live.any():
+            break
+        actions = np.zeros(state.batch_size, np.int64)
+        mask = legal_mask(rules, state)
+        actions[live] = sample_legal(mask[live], rng)
+        step_inplace(rules, state, actions, mask=mask)

@@ -47,6 +47,18 @@ def table_keys(rules: Rules, state: State) -> np.ndarray:
     return keys
 
 
+def table_key_one(rules: Rules, state: State) -> tuple[int, ...]:
+    """``tuple(table_keys(rules, state)[0])``, worked out in plain Python for a one-game
+    state (numpy calls on arrays of a few elements cost more than the arithmetic):
+    the one-game envs key their kept tables by it."""
+    key = int(state.key[0])
+    on_table = (rules.deck_cards - int(state.stock_size[0]) - int(state.pile_size[0])
+                - sum(state.hand_size[0].tolist()))
+    jokers = int(state.meld_joker[0].sum()) if rules.n_jokers else 0
+    return (key - (1 << 64) if key >= 1 << 63 else key, int(state.hand_number[0]),
+            int(state.n_melds[0]), on_table, jokers)
+
+
 class TableCache:
     """``layoff_fits``, ``table_points``, ``blocked_cards`` and (``observed``) the
     observation's ``table_codes`` of every game of a batch, kept between steps."""

@@ -1,10 +1,10 @@
 """What a one-game env keeps while the table stands: its mask's ``layoff_fits`` and the
 table's part of each seat's observation.
 
-Within a hand the table only grows: every meld and lay-off adds slots, and a joker
-swap puts a natural card where a joker was. So the game's key, the hand's number,
-each meld's length and its joker slots name the table of one game's trajectory
-(``table_key``), and what it accepts (``layoff_fits``, a fifth of the mask's cost
+The table of a game's trajectory is named by the key the batched cache uses
+(``rummy_env.core._table_cache``: the game's key, the hand's number, the melds laid,
+the cards and the jokers on the table), here worked out for one game
+(``table_key_one``), and what it accepts (``layoff_fits``, a fifth of the mask's cost
 for one game) and what it shows (``table_part``, half of the observation's) are
 worked out only when it changes. Each cache holds the state it
 was made for: any other state, a reset's new one included, is worked out afresh.
@@ -19,15 +19,8 @@ import numpy as np
 from rummy_env.core import Rules, State
 from rummy_env.core._mask_one import legal_mask_one
 from rummy_env.core._observe_one import TablePart, observe_one, table_part
+from rummy_env.core._table_cache import table_key_one
 from rummy_env.core._table_one import layoff_fits_one
-
-
-def table_key(state: State) -> tuple[int | bytes, ...]:
-    """What names the table of game 0 along one trajectory (see the module docstring): the
-    melds' lengths and joker slots as bytes, which every meld, lay-off and swap changes
-    (a tenth of the cost of counting them with numpy)."""
-    return (int(state.key[0]), int(state.hand_number[0]), state.meld_len[0].tobytes(),
-            state.meld_joker[0].tobytes())
 
 
 class OneGameMask:
@@ -41,7 +34,7 @@ class OneGameMask:
         self._fits: np.ndarray | None = None
 
     def __call__(self, state: State) -> np.ndarray:
-        table = table_key(state)
+        table = table_key_one(self.rules, state)
         if state is not self._state or table != self._table:
             self._state, self._table = state, table
             self._fits = layoff_fits_one(self.rules, state)
@@ -58,7 +51,7 @@ class OneGameObserver:
         self._parts: dict[int, TablePart] = {}
 
     def __call__(self, state: State, seat: int) -> np.ndarray:
-        table = table_key(state)
+        table = table_key_one(self.rules, state)
         if state is not self._state or table != self._table:
             self._state, self._table, self._parts = state, table, {}
         part = self._parts.get(seat)
