@@ -41,9 +41,8 @@ def source_files() -> list[Path]:
     mapped to another package inside it)."""
     files = set()
     for name in PACKAGES:
-        folder = PACKAGE_DIRS.get(name)
-        if folder is None:
-            parent, _, child = name.rpartition(".")
-            folder = PACKAGE_DIRS[parent] / child
+        mapped = max((m for m in PACKAGE_DIRS if name == m or name.startswith(m + ".")),
+                     key=len)  # the nearest mapped package: the folder is below it
+        folder = PACKAGE_DIRS[mapped].joinpath(*name[len(mapped):].split(".")[1:])
         files |= {p for p in folder.glob("*.py") if module_name(p).startswith(name)}
     return sorted(files)

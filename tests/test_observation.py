@@ -21,7 +21,7 @@ from rummy_env.core import (
     parse_card,
 )
 from rummy_env.core import observation as obs_module
-from rummy_env.core._observe_one import observe_one
+from rummy_env.core._one_game.observe import observe_one
 from rummy_env.core.observation import PILE_TOP
 from rummy_env.core.state import max_melds
 

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from rummy_env.core import Rules, State, init, legal_mask, observe, sample_legal, step_inplace
-from rummy_env.core._mask_one import legal_mask_one, supports
-from rummy_env.core._table_one import layoff_fits_one
+from rummy_env.core._one_game import OneGameMask, OneGameObserver
+from rummy_env.core._one_game.mask import legal_mask_one, supports
+from rummy_env.core._one_game.table import layoff_fits_one
 from rummy_env.core.table import layoff_fits
 from rummy_env.envs.aec import raw_env
-from rummy_env.envs.one_game_mask import OneGameMask, OneGameObserver
 
 PRESETS = sorted(p.stem for p in (Path(__file__).parents[1] / "configs" / "rules").glob("*.yaml"))
 STEPS = 260

@@ -10,7 +10,7 @@ under one-deck joker rules ``blocked_cards`` and, when asked, the observation's 
 columns (``table_codes``), each a large share of the mask's or the view's cost, out
 again only for the games whose key changed, a small share of them at each
 micro-step. The one-game envs key a lone game's
-table the same way, in plain Python (``rummy_env/envs/one_game_mask.py``).
+table the same way, in plain Python (``rummy_env/core/_one_game/kept.py``).
 
 Call ``update`` after every change of the batch (each step, each reset of some
 games): a row skipped over several changes could meet a new table with an old

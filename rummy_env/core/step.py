@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._step_one import step_one
+from ._one_game.step import step_one
 from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
 from .cards import JOKER, N_RANKS
 from .counting import add_at, filled_slots

@@ -84,12 +84,12 @@ from rummy_env.core import (
     observation_size,
     step_inplace,
 )
+from rummy_env.core._one_game import OneGameMask, OneGameObserver
 
 from .checked import CheckedAEC
 from .episode import auto_deal, outcome
 from .info import hand_info, with_hand_info
 from .inputs import action_id, check_seed
-from .one_game_mask import OneGameMask, OneGameObserver
 from .options import configure
 from .render import render_text
 

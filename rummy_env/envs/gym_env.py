@@ -60,11 +60,11 @@ import gymnasium as gym
 import numpy as np
 
 from rummy_env.core import Rules, action_layout, init, step_inplace
+from rummy_env.core._one_game import OneGameMask, OneGameObserver
 
 from .episode import auto_deal, outcome
 from .info import game_info
 from .inputs import action_id, check_seed
-from .one_game_mask import OneGameMask, OneGameObserver
 from .opponents import UniformLegal, as_policy, opponent_list
 from .options import check_seat, configure, single_spaces
 from .render import render_text

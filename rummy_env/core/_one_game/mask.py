@@ -17,12 +17,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cards import N_NATURAL, N_RANKS, N_SUITS
-from .lookup import NO_CARD, lookup_tables
-from .masks import legal_mask
-from .patterns import N_RUN_LENGTHS, N_RUNS_PER_SUIT, N_SET_PATTERNS, PATTERN_CONTAINS
-from .rules import Rules
-from .state import PHASE_DRAW, PHASE_PLAY, State
+from ..cards import N_NATURAL, N_RANKS, N_SUITS
+from ..lookup import NO_CARD, lookup_tables
+from ..masks import legal_mask
+from ..patterns import N_RUN_LENGTHS, N_RUNS_PER_SUIT, N_SET_PATTERNS, PATTERN_CONTAINS
+from ..rules import Rules
+from ..state import PHASE_DRAW, PHASE_PLAY, State
 
 _RANK_BITS = 1 << np.arange(N_RANKS)
 _SUIT_BITS = 1 << np.arange(N_SUITS)

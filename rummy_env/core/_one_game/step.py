@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ._table_one import oldest_fit
-from .actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
-from .cards import JOKER, N_RANKS
-from .patterns import (
+from ..actions import LAYOFF_DOWN, LAYOFF_SET, ActionLayout
+from ..cards import JOKER, N_RANKS
+from ..patterns import (
     KIND_SET,
     PATTERN_CARDS,
     PATTERN_CONTAINS,
@@ -26,8 +25,9 @@ from .patterns import (
     PATTERN_KIND,
     PATTERN_START,
 )
-from .rules import Rules
-from .state import PHASE_DRAW, PHASE_PLAY, State
+from ..rules import Rules
+from ..state import PHASE_DRAW, PHASE_PLAY, State
+from .table import oldest_fit
 
 
 def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool:

@@ -17,13 +17,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .cards import JOKER, N_RANKS
-from .lookup import lookup_tables
-from .observation import PILE_TOP, _encode_plan
-from .patterns import KIND_SET
-from .rules import Rules
-from .scoring import slot_points_table
-from .state import State
+from ..cards import JOKER, N_RANKS
+from ..lookup import lookup_tables
+from ..observation import PILE_TOP, _encode_plan
+from ..patterns import KIND_SET
+from ..rules import Rules
+from ..scoring import slot_points_table
+from ..state import State
 
 
 class TablePart(NamedTuple):

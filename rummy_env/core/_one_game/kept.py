@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.core import Rules, State
-from rummy_env.core._mask_one import legal_mask_one
-from rummy_env.core._observe_one import TablePart, observe_one, table_part
-from rummy_env.core._table_cache import table_key_one
-from rummy_env.core._table_one import layoff_fits_one
+from .._table_cache import table_key_one
+from ..rules import Rules
+from ..state import State
+from .mask import legal_mask_one
+from .observe import TablePart, observe_one, table_part
+from .table import layoff_fits_one
 
 
 class OneGameMask:

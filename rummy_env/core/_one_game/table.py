@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import LAYOFF_DOWN, LAYOFF_SET, LAYOFF_UP
-from .cards import N_NATURAL, N_RANKS
-from .patterns import KIND_RUN, KIND_SET
-from .rules import Rules
-from .state import State
-from .table import run_ends
+from ..actions import LAYOFF_DOWN, LAYOFF_SET, LAYOFF_UP
+from ..cards import N_NATURAL, N_RANKS
+from ..patterns import KIND_RUN, KIND_SET
+from ..rules import Rules
+from ..state import State
+from ..table import run_ends
 
 
 def accepts_one(rules: Rules, state: State) -> list[tuple[int, int, int]]:
