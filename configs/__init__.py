@@ -8,5 +8,3 @@ from pathlib import Path
 
 TRAIN_RECIPES = Path(__file__).parent / "train"
 """Folder of the training recipes."""
-RULES_FILES = Path(__file__).parent / "rules"
-"""Folder of the rules files."""

@@ -197,6 +197,18 @@ class MatchResult:
         return np.where(self.winner >= 0, self.lineups[np.arange(self.n_games), seat], -1)
 
 
+def distinct_names(agents: Sequence[Agent], kinds: Sequence[object]) -> None:
+    """Name apart agents that would share a name in a report: every copy of a kind seated
+    twice (``sharp sharp``: ``sharp#1``, ``sharp#2``), and any later agent whose name an
+    earlier one took (``name#2``...). ``kinds[i]``: what agent i is (its spec)."""
+    seen: dict[str, int] = {}
+    for agent, kind in zip(agents, kinds):
+        base = getattr(agent, "name", None) or type(agent).__name__
+        seen[base] = seen.get(base, 0) + 1
+        repeated = sum(k == kind for k in kinds) > 1
+        agent.name = f"{base}#{seen[base]}" if seen[base] > 1 or repeated else base
+
+
 def match_games(n_agents: int, players: int, games: int, duplicate: bool,
                 first_deal: int = 0,
                 kinds: Sequence[object] | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -108,12 +108,11 @@ def write_records(path: str | Path, records: Iterable[GameRecord], append: bool 
     """Write ``records`` as JSON lines, appended by default. Each game is one ``write`` of
     one whole line, flushed to disk at the end; an append to a file whose last line was cut
     off (a crash while writing) starts on a fresh line, so only that cut game is lost."""
-    with open(path, "ab" if append else "wb") as f:
-        if append and f.tell() > 0:
-            with open(path, "rb") as existing:
-                existing.seek(-1, 2)
-                if existing.read(1) != b"\n":
-                    f.write(b"\n")
+    with open(path, "a+b" if append else "wb") as f:
+        if append and f.seek(0, os.SEEK_END) > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":  # (writes in append mode go to the end)
+                f.write(b"\n")
         for record in records:
             f.write((record.to_json() + "\n").encode("utf-8"))
             f.flush()
@@ -189,10 +188,12 @@ class BatchRecorder:
     def finish(self, state: State, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Close the games of ``keys`` (default: the rows), reading results from ``rows``."""
         keys = rows if keys is None else keys
+        finished = []
         for row, key in zip(np.asarray(rows).tolist(), np.asarray(keys).tolist()):
             record = self.open.pop(key, None)
             if record is not None:
                 record.result = game_result(state, row)
-                self.done.append(record)
-                if self.path is not None:
-                    write_records(self.path, [record])
+                finished.append(record)
+        self.done += finished
+        if self.path is not None and finished:  # the games that ended in this step, at once
+            write_records(self.path, finished)

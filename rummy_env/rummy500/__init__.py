@@ -44,15 +44,13 @@ def make_agent(spec: str, rules: Any = None, seed: int = 0) -> Any:
 
 
 def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
-    """Agents from specs or objects; two copies of one spec get distinct names."""
+    """Agents from specs or objects, named apart as ``rummy500 eval`` names them."""
+    from rummy500.eval.arena import distinct_names
     from rummy500.eval.oracle import make_arena_agent
 
     made = [make_arena_agent(a, rules, seed + 1000 * (i + 1)) if isinstance(a, str) else a
             for i, a in enumerate(agents)]
-    names = [getattr(a, "name", None) or type(a).__name__ for a in made]
-    for i, agent in enumerate(made):
-        repeated = names.count(names[i]) > 1
-        agent.name = f"{names[i]}#{names[:i + 1].count(names[i])}" if repeated else names[i]
+    distinct_names(made, [a if isinstance(a, str) else id(a) for a in agents])
     return made
 
 

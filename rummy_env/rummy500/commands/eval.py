@@ -31,7 +31,7 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
-from rummy500.eval.arena import match_games, play_match, seating_plan
+from rummy500.eval.arena import distinct_names, match_games, play_match, seating_plan
 from rummy500.eval.oracle import ARENA_FORMS, make_arena_agent
 from rummy500.eval.report import build_report, markdown, write_report
 from rummy_env.core import BatchRecorder, daily_seed
@@ -89,14 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rummy500 eval: {e}", file=sys.stderr)
         return 2
     apply_torch_threads(args.torch_threads)
-    seen: dict[str, int] = {}
-    for agent, spec in zip(agents, args.agents):  # two copies of one agent get distinct names
-        base = getattr(agent, "name", spec)
-        seen[base] = seen.get(base, 0) + 1
-        if seen[base] > 1 or args.agents.count(spec) > 1:
-            agent.name = f"{base}#{seen[base]}"
-
     kinds = [spec.strip().lower() for spec in args.agents]  # one spec seats as one player
+    distinct_names(agents, args.agents)
     lineups, _ = match_games(len(agents), rules.players, args.games, args.duplicate,
                              kinds=kinds)
     print(f"playing {len(lineups):,} games ({len(seating_plan(len(agents), rules.players, kinds))}"
