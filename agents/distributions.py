@@ -101,11 +101,13 @@ class MaskedCategorical:
         """The likeliest legal action of each row (the lowest id among ties)."""
         return self._action_at(self.legal_probs.argmax(dim=-1))
 
-    def sample(self, sample_shape: tuple[int, ...] = ()) -> torch.Tensor:
+    def sample(self, sample_shape: tuple[int, ...] = (),
+               generator: torch.Generator | None = None) -> torch.Tensor:
         """Gumbel-max sampling over the legal actions (one pass over [n, K], cheaper than
         ``multinomial``); padding sits at the dtype's minimum, so it never wins."""
         shape = torch.Size(sample_shape) + self.legal_log_probs.shape
-        uniform = torch.rand(shape, device=self.legal_log_probs.device).clamp_(min=1e-20)
+        uniform = torch.rand(shape, device=self.legal_log_probs.device,
+                             generator=generator).clamp_(min=1e-20)
         return self._action_at((self.legal_log_probs - torch.log(-torch.log(uniform)))
                                .argmax(dim=-1))
 

@@ -157,7 +157,7 @@ class TorchAgent:
         logits = self._logits(decision)
         if self.greedy:
             action = logits.argmax(dim=-1)
-        else:
-            probs = torch.softmax(logits, dim=-1)
-            action = torch.multinomial(probs, 1, generator=self.generator).squeeze(-1)
+        else:  # over the legal actions only: multinomial over all 955 costs far more
+            legal = torch.as_tensor(decision.mask, dtype=torch.bool, device=self.device)
+            action = MaskedCategorical(logits, legal).sample(generator=self.generator)
         return action.cpu().numpy().astype(np.int64)

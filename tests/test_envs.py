@@ -393,6 +393,33 @@ def test_single_agent_vector_env() -> None:
     assert (reward == -1).all() and terminated.all()
 
 
+def test_single_agent_vector_env_with_next_step_autoreset() -> None:
+    """A finished game's row returns its last view and a one-entry mask; the next step
+    ignores that row's action (even an illegal one) and deals it a fresh game."""
+    env = RummySingleAgentVectorEnv(4, autoreset="next_step", episode="hand", seat="random",
+                                    seed=2)
+    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    waiting = np.zeros(4, bool)
+    finished = 0
+    for _ in range(400):
+        actions = sample_legal(info["action_mask"], rng)
+        actions[waiting] = 954  # ignored: these rows only get their fresh game
+        obs, reward, terminated, truncated, info = env.step(actions)
+        assert (reward[waiting] == 0).all() and not (terminated | truncated)[waiting].any()
+        waiting = terminated | truncated
+        finished += int(waiting.sum())
+        for row in np.flatnonzero(waiting):
+            np.testing.assert_array_equal(obs[row], info["final_obs"][row])
+            assert np.flatnonzero(info["action_mask"][row]).tolist() == [TERMINAL_MASK_ACTION]
+        live = ~waiting
+        np.testing.assert_array_equal(env._games.state.current_player[live], env.seat[live])
+    assert finished > 0
+    with pytest.raises(ValueError, match="autoreset"):
+        RummySingleAgentVectorEnv(2, autoreset="later")
+
+
 # ----------------------------------------------------------------------------- info and masks
 def assert_fixed_info(info: dict, players: int) -> None:
     """The info keys and types every single-game env gives at every step."""

@@ -1,31 +1,34 @@
-"""Training on Ray RLlib: the project's PettingZoo env through RLlib's own wrapper.
+"""Training on Ray RLlib, its env runners stepping the batched engine.
 
     pip install -e ".[rllib]"
-    rummy500 train --backend rllib --config configs/train/rllib_selfplay.yaml
+    rummy500 train --backend rllib --config rllib_selfplay
 
-RLlib's ``PettingZooEnv`` wraps the AEC env (``rummy_env.raw_env``); a thin
-PettingZoo wrapper renames the observation keys to the ones RLlib's action
-masking convention reads (``observations``, ``action_mask``). ``RummyRLModule``
-holds the project's own ``MLPPolicy``, so its weights export 1:1 into a project
+Each env runner holds ``num_envs_per_env_runner`` games in one
+``LeagueVectorEnv`` (train/rllib_env.py): the learner's seat in every game,
+the league's members playing the others inside the env, batched, as the
+built-in trainer seats its games. The ``self`` member is a frozen copy of the
+learner, refreshed every ``snapshot_every`` iterations. ``RummyRLModule`` holds
+the project's own ``MLPPolicy``, so its weights export 1:1 into a project
 checkpoint that ``rummy500 eval`` plays as ``ckpt:PATH``; illegal actions get
-the minimum logit, so they are never sampled. One shared ``learner`` policy
-plays every seat (self-play); with ``snapshot_share > 0`` the policy mapping
-sends that share of seats to a frozen ``snapshot`` policy, refreshed from the
-learner every ``snapshot_every`` iterations. Heuristic opponents are evaluated
+the minimum logit, so they are never sampled. Heuristic opponents are evaluated
 with the project's arena and logged under the same ``eval/vs_*`` names as the
-built-in trainer. Env runners and learners come from the config.
+built-in trainer, and ``time/*`` splits each iteration into sampling, learning
+and the weights' transfer. RLlib's own checkpoint (``rllib/`` in the run
+folder, written at every evaluation and at the end) lets ``--resume RUN``
+continue a run.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rummy_env.core import Rules
+from rummy_env.core import Rules, observation_size
 from rummy_env.envs.options import REWARDS
 
 from .config import (
@@ -37,16 +40,23 @@ from .config import (
     check_rules,
     load_config,
 )
-from .config_checks import Range, check_fields
+from .config_checks import ConfigError, Range, check_fields
+from .rllib_env import SELF, LeagueVectorEnv, block_sizes
 from .run_folder import create_run_dir, save_checkpoint
+
+CONFIG_FILE = "rllib_config.json"
+"""The run's config, in its folder, for ``--resume``."""
+PROGRESS_FILE = "rllib_progress.json"
+"""The last iteration saved in the run folder's ``rllib/`` checkpoint."""
 
 RLLIB_RANGES: dict[str, Range] = {
     "seed": AT_LEAST_0, "iterations": AT_LEAST_1, "num_env_runners": AT_LEAST_0,
     "num_envs_per_env_runner": AT_LEAST_1, "num_learners": AT_LEAST_0,
     "num_gpus_per_learner": AT_LEAST_0, "train_batch_size": AT_LEAST_1,
     "minibatch_size": AT_LEAST_1, "num_epochs": AT_LEAST_1, "lr": POSITIVE, "gamma": SHARE,
-    "entropy_coeff": AT_LEAST_0, "snapshot_share": SHARE, "snapshot_every": AT_LEAST_1,
+    "lambda_": SHARE, "entropy_coeff": AT_LEAST_0, "snapshot_every": AT_LEAST_1,
     "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "hidden": AT_LEAST_1,
+    "max_minutes": AT_LEAST_0,
 }
 """Allowed range of each numeric ``RLlibConfig`` field."""
 
@@ -63,34 +73,40 @@ class RLlibConfig:
     """Rules of the games (a preset and/or flags, as in configs/rules)."""
     reward: str = "points_diff"
     """Reward per seat: ``points_diff``, ``points`` or ``win`` (rummy_env/envs/episode.py)."""
-    iterations: int = 50
+    iterations: int = 100
     """RLlib training iterations (``algo.train()`` calls)."""
+    max_minutes: float = 0.0
+    """Stop after the iteration that passes this many minutes (0: run every iteration)."""
     hidden: list[int] = field(default_factory=lambda: [256, 128])
     """Hidden layer sizes of the masked MLP (the project's ``mlp`` network)."""
-    num_env_runners: int = 1
-    """RLlib env-runner processes collecting games."""
-    num_envs_per_env_runner: int = 4
-    """PettingZoo envs each env runner steps."""
+    opponents: dict[str, float] = field(default_factory=lambda: {
+        SELF: 0.2, "sharp": 0.8})
+    """Share of each env runner's games each member plays against the learner: ``self``
+    (a frozen copy of the learner) or any agent name."""
+    snapshot_every: int = 1
+    """Copy the learner into the ``self`` member every this many iterations."""
+    num_env_runners: int = 2
+    """RLlib env-runner processes collecting games (0: sample in the driver)."""
+    num_envs_per_env_runner: int = 256
+    """Games each env runner steps together on the batched engine."""
     num_learners: int = 0
     """Learner processes (0: learn in the driver)."""
     num_gpus_per_learner: float = 0.0
     """GPUs each learner uses."""
-    train_batch_size: int = 4000
-    """Env steps per training iteration."""
-    minibatch_size: int = 1000
+    train_batch_size: int = 32768
+    """Env steps (learner decisions) per training iteration."""
+    minibatch_size: int = 8192
     """Samples per SGD minibatch."""
     num_epochs: int = 2
     """Passes over each training batch."""
-    lr: float = 3e-4
+    lr: float = 1e-3
     """Adam step size."""
     gamma: float = 0.995
     """Discount per step."""
+    lambda_: float = 0.95
+    """GAE's lambda."""
     entropy_coeff: float = 0.01
     """Weight of the entropy bonus."""
-    snapshot_share: float = 0.0
-    """Share of seats the frozen snapshot plays (0: pure self-play)."""
-    snapshot_every: int = 10
-    """Copy the learner into the frozen snapshot policy every this many iterations."""
     eval_every: int = 10
     """Evaluate through the arena every this many iterations (0: never)."""
     eval_games: int = 100
@@ -106,11 +122,29 @@ class RLlibConfig:
         check_fields(self, RLLIB_RANGES, {"reward": tuple(REWARDS)})
         check_rules(self.rules)
         check_agent_names(self.eval_opponents)
+        check_league(self.opponents, self.num_envs_per_env_runner)
 
     @property
     def game_rules(self) -> Rules:
         """The ``rules`` mapping as a validated ``Rules``."""
         return Rules.from_dict(self.rules)
+
+
+def check_league(opponents: Any, num_envs: int) -> None:
+    """Refuse, in one line, a league that is not ``{name: share}`` with known names and
+    non-negative shares, or has more members than games per env runner."""
+    if not isinstance(opponents, dict) or not opponents:
+        raise ConfigError("config: opponents: expected a mapping of member names to shares, "
+                          "e.g. {self: 0.6, sharp: 0.4}")
+    for name, share in opponents.items():
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not share >= 0:
+            raise ConfigError(f"config: opponents: {name}'s share must be a number >= 0, "
+                              f"got {share!r}")
+    check_agent_names([str(name) for name in opponents if name != SELF])
+    try:
+        block_sizes(opponents, num_envs)
+    except ValueError as e:
+        raise ConfigError(f"config: {e}") from None
 
 
 def load_rllib_config(path: str | Path | None,
@@ -120,31 +154,95 @@ def load_rllib_config(path: str | Path | None,
     return load_config(path, overrides, cls=RLlibConfig)
 
 
-def rllib_env(env_config: dict[str, Any]):
-    """RLlib's PettingZoo wrapper around the project's AEC env (observation keys renamed)."""
-    import gymnasium as gym
-    from pettingzoo.utils import BaseWrapper
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+def resumed_rllib_config(run_dir: str | Path,
+                         overrides: list[str] | dict[str, Any] | None = None) -> RLlibConfig:
+    """The config a run was started with, changed by ``overrides`` (``iterations=``,
+    ``max_minutes=``...); a one-line ConfigError when the folder holds no RLlib checkpoint."""
+    run = Path(run_dir)
+    missing = [name for name in ("rllib", CONFIG_FILE, PROGRESS_FILE) if not (run / name).exists()]
+    if missing:
+        raise ConfigError(f"--resume {run_dir}: no RLlib checkpoint there (missing "
+                          f"{', '.join(missing)}); an RLlib run writes it at its first "
+                          "evaluation")
+    saved = json.loads((run / CONFIG_FILE).read_text())
+    return load_config(None, overrides, base=saved, cls=RLlibConfig)
 
-    from rummy_env.envs.aec import raw_env
 
-    class MaskKeys(BaseWrapper):
-        """``{"observation", "action_mask"}`` -> ``{"observations", "action_mask"}`` (float)."""
+def league_env(env_config: dict[str, Any]) -> LeagueVectorEnv:
+    """RLlib's env creator: the vector env of one env runner (``num_envs`` set by RLlib)."""
+    seed = int(env_config["seed"]) + 1000 * int(getattr(env_config, "worker_index", 0))
+    return LeagueVectorEnv(int(env_config["num_envs"]), Rules.from_dict(env_config["rules"]),
+                           opponents=dict(env_config["opponents"]),
+                           reward=env_config["reward"], hidden=tuple(env_config["hidden"]),
+                           seed=seed)
 
-        def observation_space(self, agent):
-            inner = self.env.observation_space(agent)
-            n = inner["action_mask"].shape[0]
-            return gym.spaces.Dict({
-                "observations": inner["observation"],
-                "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32),
-            })
 
-        def observe(self, agent):
-            obs = self.env.observe(agent)
-            return {"observations": obs["observation"],
-                    "action_mask": obs["action_mask"].astype(np.float32)}
+def legal_categorical_class():
+    """RLlib's action distribution over the legal actions only: the project's
+    ``MaskedCategorical`` (agents/distributions.py) behind RLlib's ``Distribution`` API.
+    RLlib's own categorical samples with ``multinomial`` and normalizes all 955 masked
+    logits with ``logsumexp``, which on CPU cost more than the network."""
+    import torch
+    from ray.rllib.core.distribution.distribution import Distribution
 
-    return PettingZooEnv(MaskKeys(raw_env(**env_config)))
+    from rummy500.agents.distributions import MaskedCategorical
+
+    class LegalCategorical(Distribution):
+        """Masked logits in (illegal ones at the dtype's minimum), a masked categorical out."""
+
+        def __init__(self, logits: torch.Tensor) -> None:
+            self.logits = logits
+            self._dist: MaskedCategorical | None = None
+
+        @property
+        def dist(self) -> MaskedCategorical:
+            """Built on first use: RLlib builds distributions it may never sample from."""
+            if self._dist is None:
+                self._dist = MaskedCategorical(self.logits,
+                                               self.logits > torch.finfo(self.logits.dtype).min)
+            return self._dist
+
+        @classmethod
+        def from_logits(cls, logits, **kwargs):
+            return cls(logits)
+
+        @staticmethod
+        def required_input_dim(space, **kwargs) -> int:
+            return int(space.n)
+
+        def sample(self, *, sample_shape=(), **kwargs):
+            return self.dist.sample(tuple(sample_shape))
+
+        def rsample(self, *, sample_shape=(), **kwargs):
+            raise NotImplementedError("a categorical has no reparameterized sample")
+
+        def logp(self, value, **kwargs):
+            return self.dist.log_prob(value)
+
+        def entropy(self, **kwargs):
+            return self.dist.entropy()
+
+        def kl(self, other, **kwargs):
+            """Over this distribution's legal actions. ``other`` may mark more legal (RLlib
+            pads each episode with a step whose stored logits are all zeros)."""
+            legal = self.dist.legal
+            theirs = torch.log_softmax(other.logits.float(), dim=-1).gather(-1, legal.index)
+            gap = torch.where(legal.valid, self.dist.legal_log_probs - theirs, 0.0)
+            return (self.dist.legal_probs * gap).sum(dim=-1)
+
+        def to_deterministic(self):
+            return GreedyLegal(self.dist)
+
+    class GreedyLegal(LegalCategorical):
+        """The likeliest legal action, always."""
+
+        def __init__(self, dist: MaskedCategorical) -> None:
+            self.logits, self._dist = None, dist
+
+        def sample(self, *, sample_shape=(), **kwargs):
+            return self.dist.mode()
+
+    return LegalCategorical
 
 
 def rummy_rl_module_class():
@@ -156,19 +254,33 @@ def rummy_rl_module_class():
 
     from rummy500.agents.torch_policy import MLPPolicy
 
+    distribution = legal_categorical_class()
+
     class RummyRLModule(TorchRLModule, ValueFunctionAPI):
         """The project's MLPPolicy inside RLlib, with the env's action mask on its logits."""
 
+        def get_inference_action_dist_cls(self):
+            return distribution
+
+        def get_exploration_action_dist_cls(self):
+            return distribution
+
+        def get_train_action_dist_cls(self):
+            return distribution
+
         def setup(self):
-            obs_space = self.observation_space["observations"]
-            self.net = MLPPolicy(int(obs_space.shape[0]), int(self.action_space.n),
+            self.obs_dim = int(self.model_config["obs_dim"])
+            self.net = MLPPolicy(self.obs_dim, int(self.action_space.n),
                                  tuple(self.model_config.get("hidden", (256, 128))))
 
-        def _logits(self, batch):
+        def _split(self, batch):
             obs = batch[Columns.OBS]
-            hidden = self.net.features(obs["observations"])
+            return obs[:, :self.obs_dim], obs[:, self.obs_dim:] > 0.5
+
+        def _logits(self, batch):
+            seat_view, legal = self._split(batch)
+            hidden = self.net.features(seat_view)
             logits = self.net.actor(hidden)
-            legal = obs["action_mask"] > 0.5
             return logits.masked_fill(~legal, torch.finfo(logits.dtype).min), hidden
 
         def _forward(self, batch, **kwargs):
@@ -181,114 +293,157 @@ def rummy_rl_module_class():
 
         def compute_values(self, batch, embeddings=None):
             if embeddings is None:
-                embeddings = self.net.features(batch[Columns.OBS]["observations"])
+                embeddings = self.net.features(self._split(batch)[0])
             return self.net.critic(embeddings).squeeze(-1)
 
     return RummyRLModule
 
 
+def seat_view_size(cfg: RLlibConfig) -> int:
+    """Length of a seat's observation, the first part of the env's (the mask follows)."""
+    return observation_size(cfg.game_rules)
+
+
 def build_algorithm(cfg: RLlibConfig):
     """The RLlib PPO algorithm for ``cfg`` (ray must be initialised)."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    register_env("rummy500", rllib_env)
-    module = rummy_rl_module_class()
-    env_config = {"rules": cfg.game_rules, "reward": cfg.reward, "episode": "game"}
-    share = cfg.snapshot_share
-
-    players = cfg.game_rules.players
-
-    def policy_mapping(agent_id, episode, **kwargs):
-        """Every episode keeps one learner seat; each other seat is the snapshot with
-        probability ``snapshot_share`` (decided per episode and seat)."""
-        if share <= 0:
-            return "learner"
-        episode_key = hash(getattr(episode, "id_", id(episode)))
-        seat = int(str(agent_id).rsplit("_", 1)[-1])
-        if seat == episode_key % players:
-            return "learner"
-        return "snapshot" if hash((episode_key, seat)) % 1000 < 1000 * share else "learner"
-
-    specs = {name: RLModuleSpec(module_class=module, model_config={"hidden": cfg.hidden})
-             for name in ("learner", "snapshot")}
+    register_env("rummy500_league", league_env)
+    env_config = {"rules": cfg.rules, "reward": cfg.reward, "opponents": cfg.opponents,
+                  "hidden": cfg.hidden, "seed": cfg.seed}
     config = (
         PPOConfig()
-        .environment("rummy500", env_config=env_config, disable_env_checking=True)
+        .environment("rummy500_league", env_config=env_config, disable_env_checking=True)
         .framework("torch")
-        .multi_agent(policies={"learner", "snapshot"}, policy_mapping_fn=policy_mapping,
-                     policies_to_train=["learner"])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=rummy_rl_module_class(),
+                                               model_config={"hidden": cfg.hidden,
+                                                             "obs_dim": seat_view_size(cfg)}))
         .env_runners(num_env_runners=cfg.num_env_runners,
-                     num_envs_per_env_runner=cfg.num_envs_per_env_runner)
+                     num_envs_per_env_runner=cfg.num_envs_per_env_runner,
+                     gym_env_vectorize_mode="vector_entry_point",
+                     rollout_fragment_length="auto")
         .learners(num_learners=cfg.num_learners, num_gpus_per_learner=cfg.num_gpus_per_learner)
         .training(train_batch_size_per_learner=cfg.train_batch_size,
                   minibatch_size=cfg.minibatch_size, num_epochs=cfg.num_epochs, lr=cfg.lr,
-                  gamma=cfg.gamma, entropy_coeff=cfg.entropy_coeff)
+                  gamma=cfg.gamma, lambda_=cfg.lambda_, entropy_coeff=cfg.entropy_coeff,
+                  use_kl_loss=False)  # clipped PPO alone, as the built-in trainer
         .debugging(seed=cfg.seed)
     )
     return config.build_algo()
 
 
+def learner_net(algo):
+    """The project network inside the algorithm's learner module."""
+    return algo.get_module().net
+
+
+def refresh_snapshots(algo) -> None:
+    """Copy the learner's weights into every env runner's ``self`` member."""
+    weights = {k: v.detach().cpu() for k, v in learner_net(algo).state_dict().items()}
+
+    def load(runner, w=weights):
+        if runner.env is not None:  # the driver's runner has none when others sample
+            runner.env.unwrapped.set_snapshot(w)
+
+    algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
+
+
+def count_moves(algo) -> int:
+    """Decisions every seat made in every env runner (learners' and league members')."""
+    counts = algo.env_runner_group.foreach_env_runner(
+        lambda runner: runner.env.unwrapped.moves if runner.env is not None else 0,
+        local_env_runner=True)
+    return int(sum(counts))
+
+
 def export_checkpoint(algo, cfg: RLlibConfig, path: Path, global_step: int) -> Path:
     """The learner's weights as a project checkpoint (``ckpt:PATH`` in ``rummy500 eval``)."""
-    net = algo.get_module("learner").net
-    return save_checkpoint(path, net, arch="mlp", arch_kwargs={"hidden": list(cfg.hidden)},
-                           rules=cfg.game_rules, config={"backend": "rllib", **vars(cfg)},
+    return save_checkpoint(path, learner_net(algo), arch="mlp",
+                           arch_kwargs={"hidden": list(cfg.hidden)}, rules=cfg.game_rules,
+                           config={"backend": "rllib", **asdict(cfg)},
                            global_step=global_step)
 
 
-def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
-    """Run ``cfg.iterations`` RLlib iterations; TensorBoard scalars and checkpoints like the
-    built-in trainer. Returns a summary."""
+def iteration_times(result: dict[str, Any]) -> dict[str, float]:
+    """Seconds of the iteration's stages RLlib reports: sampling, learning and sending the
+    new weights to the env runners."""
+    timers = result.get("timers", {})
+    names = {"sample": ("env_runner_sampling_timer",), "learn": ("learner_update_timer",),
+             "sync": ("synch_weights", "synch_env_connectors")}
+    return {stage: float(sum(timers.get(k, 0.0) for k in keys)) for stage, keys in names.items()}
+
+
+def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str, Any]:
+    """Run RLlib iterations (``cfg.iterations``, or up to ``cfg.max_minutes``); TensorBoard
+    scalars and checkpoints like the built-in trainer. ``resume``: a run folder whose
+    ``rllib/`` checkpoint is continued. Returns a summary."""
     import ray
     from torch.utils.tensorboard import SummaryWriter
 
     from .evaluation import evaluate
 
     rules = cfg.game_rules
-    run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
+    if resume is None:
+        run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
+        (run_dir / CONFIG_FILE).write_text(json.dumps(asdict(cfg), indent=1))
+    else:
+        run_dir = Path(resume)
     ray.init(address=cfg.address or None, ignore_reinit_error=True, include_dashboard=False,
              log_to_driver=False)
     writer = SummaryWriter(str(run_dir))
     algo = build_algorithm(cfg)
-    global_step, start, last_eval = 0, time.time(), {}
+    first = 1
+    if resume is not None:
+        algo.restore_from_path(str((run_dir / "rllib").resolve()))
+        first = 1 + json.loads((run_dir / PROGRESS_FILE).read_text())["iteration"]
+    refresh_snapshots(algo)
+    global_step, start, last_eval, path, it = 0, time.time(), {}, None, first
+    sampled, moves, moves_before, stages = 0, 0, count_moves(algo), {}
     try:
-        for it in range(1, cfg.iterations + 1):
+        for it in range(first, cfg.iterations + 1):
             result = algo.train()
-            steps = result.get("num_env_steps_sampled_lifetime")
-            if steps is None:
-                steps = result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", 0)
-            global_step = int(steps)
-            sps = global_step / max(1e-9, time.time() - start)
-            writer.add_scalar("charts/SPS", sps, global_step)
+            global_step = int(result.get("num_env_steps_sampled_lifetime", 0))
+            sampled += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0))
+            elapsed = max(1e-9, time.time() - start)
+            moves = count_moves(algo) - moves_before
+            writer.add_scalar("charts/SPS", sampled / elapsed, global_step)
+            writer.add_scalar("charts/moves_per_second", moves / elapsed, global_step)
             ret = result.get("env_runners", {}).get("episode_return_mean")
             if ret is not None and np.isfinite(ret):
                 writer.add_scalar("charts/episodic_return", float(ret), global_step)
-            learner = result.get("learners", {}).get("learner", {})
+            learner = result.get("learners", {}).get("default_policy", {})
             for ours, theirs in (("policy_loss", "policy_loss"), ("value_loss", "vf_loss"),
                                  ("entropy", "entropy"), ("approx_kl", "mean_kl_loss")):
                 if theirs in learner:
                     writer.add_scalar(f"losses/{ours}", float(learner[theirs]), global_step)
-            if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
-                weights = algo.get_module("learner").get_state()
-                algo.env_runner_group.foreach_env_runner(
-                    lambda runner, w=weights: runner.module["snapshot"].set_state(w),
-                    local_env_runner=True)
-            if cfg.eval_every and (it % cfg.eval_every == 0 or it == cfg.iterations):
-                net = algo.get_module("learner").net
-                last_eval = evaluate(rules, net, cfg.eval_opponents, cfg.eval_games,
-                                     seed=cfg.seed + it)
+            for stage, seconds in iteration_times(result).items():
+                writer.add_scalar(f"time/{stage}_seconds", seconds, global_step)
+                stages[stage] = stages.get(stage, 0.0) + seconds
+            if it % cfg.snapshot_every == 0:
+                refresh_snapshots(algo)
+            last = it == cfg.iterations or (cfg.max_minutes
+                                            and elapsed >= 60 * cfg.max_minutes)
+            if cfg.eval_every and (it % cfg.eval_every == 0 or last):
+                last_eval = evaluate(rules, learner_net(algo), cfg.eval_opponents,
+                                     cfg.eval_games, seed=cfg.seed + it)
                 for name, stats in last_eval.items():
                     writer.add_scalar(f"eval/vs_{name}/win_rate", stats["win_rate"], global_step)
                     writer.add_scalar(f"eval/vs_{name}/points_per_hand",
                                       stats["points_per_hand"], global_step)
-        path = export_checkpoint(algo, cfg, run_dir / "last.pt", global_step)
+            if last or (cfg.eval_every and it % cfg.eval_every == 0):
+                path = export_checkpoint(algo, cfg, run_dir / "last.pt", global_step)
+                algo.save_to_path(str((run_dir / "rllib").resolve()))
+                (run_dir / PROGRESS_FILE).write_text(json.dumps({"iteration": it}))
+            if last:
+                break
     finally:
         writer.close()
         algo.stop()
+    elapsed = max(1e-9, time.time() - start)
+    iterations = max(1, it - first + 1)
     return {"run_dir": run_dir, "checkpoint": path, "global_step": global_step,
-            "steps_per_second": global_step / max(1e-9, time.time() - start),
+            "steps_per_second": sampled / elapsed, "moves_per_second": moves / elapsed,
+            "seconds_per_iteration": {k: v / iterations for k, v in stages.items()},
             "last_eval": last_eval}

@@ -66,11 +66,8 @@ from .episode import auto_deal, outcome
 from .info import game_info
 from .inputs import action_id, check_seed
 from .opponents import UniformLegal, as_policy, opponent_list
-from .options import check_seat, configure, single_spaces
+from .options import TERMINAL_MASK_ACTION, check_seat, configure, single_spaces
 from .render import render_text
-
-TERMINAL_MASK_ACTION = 0
-"""The one id set in the mask of a finished episode (``draw``): meaningless, never played."""
 
 
 class RummyGymEnv(gym.Env):

@@ -25,6 +25,11 @@ EPISODES = ("game", "hand")
 """``game``: an episode is a whole game to the target; ``hand``: hand 0 of a fresh game."""
 REWARDS = ("win", "points", "points_diff", "chips")
 """See ``rummy_env.envs.episode`` for what each pays."""
+TERMINAL_MASK_ACTION = 0
+"""The one legal entry of a finished episode's mask (as pgx does): a masked sampler can
+draw from it, and the env ignores what it draws."""
+AUTORESETS = ("same_step", "next_step")
+"""When a finished game's row gets a fresh game (``gymnasium.vector.AutoresetMode``)."""
 ILLEGAL_ACTIONS = ("raise", "penalize")
 """``raise``: ValueError naming the legal texts; ``penalize``: the game ends, offender -1."""
 

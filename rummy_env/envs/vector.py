@@ -81,9 +81,11 @@ from .episode import Outcome, auto_deal, outcome, top_scorer
 from .inputs import action_batch, check_seed
 from .opponents import UniformLegal, as_policy, opponent_list
 from .options import (
+    AUTORESETS,
     EPISODES,
     ILLEGAL_ACTIONS,
     REWARDS,
+    TERMINAL_MASK_ACTION,
     check_choice,
     check_pcr,
     check_seat,
@@ -303,6 +305,12 @@ class RummySingleAgentVectorEnv(VectorEnv):
     (bool [B]) are set.
     Illegal actions: ``illegal_action="penalize"`` (default) ends that game with
     reward -1; ``"raise"`` raises ``ValueError`` and changes nothing.
+
+    ``autoreset="same_step"`` (default) deals a finished game's successor inside the
+    step that ended it. ``"next_step"`` (Gymnasium's own default, and what RLlib's
+    env runners expect) returns the finished game's last view in that step and deals
+    its successor in the next one, ignoring the action given for that row; the row's
+    mask meanwhile holds ``TERMINAL_MASK_ACTION`` alone, so a masked sampler can draw.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -310,10 +318,13 @@ class RummySingleAgentVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, rules: Rules | None = None, *,
                  opponents: Any = None, seat: int | str = 0, episode: str = "game",
                  reward: str = "win", illegal_action: str = "penalize",
-                 seed: int | None = None, pcr: int = 1, **rule_config: Any) -> None:
+                 seed: int | None = None, pcr: int = 1, autoreset: str = "same_step",
+                 **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         p = self.rules.players
         self.num_envs = num_envs
+        self.next_step = check_choice("autoreset", autoreset, AUTORESETS) == "next_step"
+        self.metadata = {**self.metadata, "autoreset_mode": AutoresetMode[autoreset.upper()]}
         self._games = _Games(self.rules, num_envs, episode, reward, pcr)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.seat_option = check_seat(seat, p)
@@ -329,6 +340,8 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._policies = [policies[id(o)] for o in opponents]
         self._one_policy = len(policies) == 1
         self._mask: np.ndarray | None = None
+        self.moves = 0
+        """Decisions every seat made (the learners' and the opponents'), over all resets."""
 
     # -- API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
@@ -344,6 +357,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._draw_seats(np.arange(b))
         self._return = np.zeros(b, np.float32)
         self._steps = np.zeros(b, np.int64)
+        self._waiting = np.zeros(b, bool)  # next_step: finished, successor dealt next step
         self._begin_step()
         self._play_opponents()
         self._mask = legal_mask(self.rules, self._games.state, fits=self._games.tables.fits,
@@ -357,19 +371,25 @@ class RummySingleAgentVectorEnv(VectorEnv):
         b, games = self.num_envs, self._games
         actions = action_batch(actions, b)
         legal = self._layout.legal(self._mask, actions)
-        if not legal.all() and self.illegal_action == "raise":
-            g = int(np.flatnonzero(~legal)[0])
+        if not legal[~self._waiting].all() and self.illegal_action == "raise":
+            g = int(np.flatnonzero(~legal & ~self._waiting)[0])
             raise ValueError(self._layout.illegal_message(actions[g], self._mask[g],
                                                           f" in game {g}"))
 
         self._begin_step()
+        waiting = np.flatnonzero(self._waiting)
+        if waiting.size:  # next_step autoreset: these rows only get their fresh game
+            legal[waiting] = False
+            self._waiting[:] = False
+            self._deal(waiting)
         self._steps += 1
+        self._steps[waiting] = 0
         if legal.all():
             step_inplace(self.rules, games.state, actions, auto_deal=games.auto_deal,
                          mask=self._mask, fits=games.tables.fits, blocked=games.tables.blocked)
             stepped = np.arange(b)
         else:
-            bad = np.flatnonzero(~legal)
+            bad = np.setdiff1d(np.flatnonzero(~legal), waiting)
             stepped = np.flatnonzero(legal)
             sub = games.state.select(stepped)
             step_inplace(self.rules, sub, actions[stepped], auto_deal=games.auto_deal,
@@ -379,10 +399,14 @@ class RummySingleAgentVectorEnv(VectorEnv):
             self._terminated[bad] = True
             self._finish(bad, np.full(bad.size, -1, np.int64))
         games.length[stepped] += 1
+        self.moves += stepped.size
         self._collect(stepped)
         self._play_opponents()
         self._mask = legal_mask(self.rules, games.state, fits=games.tables.fits,
                                 blocked=games.tables.blocked)
+        if self._waiting.any():
+            self._mask[self._waiting] = False
+            self._mask[self._waiting, TERMINAL_MASK_ACTION] = True
         return (self._observe(), self._reward, self._terminated, self._truncated,
                 self._info())
 
@@ -404,7 +428,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         """What finished games leave in ``info``, for none yet: all rows unset."""
         b = self.num_envs
         final = {"mask": np.zeros(b, bool),
-                 "obs": np.zeros((b, self.single_observation_space.shape[0]), np.float32),
+                 "obs": np.zeros((b, observation_size(self.rules)), np.float32),
                  "r": np.zeros(b, np.float32), "l": np.zeros(b, np.int64)}
         for key in ("winner", "hand_winner", "game_winner", "seat"):
             final[key] = np.full(b, -1, np.int64)
@@ -418,8 +442,10 @@ class RummySingleAgentVectorEnv(VectorEnv):
 
     def _observe(self) -> np.ndarray:
         games = self._games
-        return observe(self.rules, games.state, self.seat, points=games.tables.points,
-                       table=games.tables.columns)
+        obs = observe(self.rules, games.state, self.seat, points=games.tables.points,
+                      table=games.tables.columns)
+        obs[self._waiting] = self._final["obs"][self._waiting]
+        return obs
 
     def _book(self, rows: np.ndarray, rewards: np.ndarray) -> None:
         self._reward[rows] += rewards
@@ -451,38 +477,52 @@ class RummySingleAgentVectorEnv(VectorEnv):
         final["seat"][rows] = self.seat[rows]
         self._return[rows] = 0.0
         self._steps[rows] = 0
+        if self.next_step:
+            self._waiting[rows] = True
+        else:
+            self._deal(rows)
+
+    def _deal(self, rows: np.ndarray) -> None:
+        """Fresh games, and the learner's seat in each, in ``rows``."""
         self._games.restart(rows)
         self._draw_seats(rows)
 
     def _play_opponents(self) -> None:
         """Opponents act, batched, until every game waits for its learner; the tables' cache
         is up to date on return."""
-        games, p = self._games, self.rules.players
+        games = self._games
         games.tables.update(games.state)
         while True:
-            rows = np.flatnonzero(games.state.current_player != self.seat)
+            rows = np.flatnonzero((games.state.current_player != self.seat) & ~self._waiting)
             if rows.size == 0:
                 return
             sub = games.state.select(rows)
             fits, blocked = games.tables.fits[rows], games.tables.blocked
             blocked = None if blocked is None else blocked[rows]
             mask = legal_mask(self.rules, sub, fits=fits, blocked=blocked)
-            if self._one_policy:
-                actions = self._policies[0](self.rules, sub, mask)
-            else:
-                actions = np.zeros(rows.size, np.int64)
-                rel = (sub.current_player.astype(np.int64) - self.seat[rows]) % p
-                for k in range(1, p):
-                    group = np.flatnonzero(rel == k)
-                    if group.size:
-                        actions[group] = self._policies[k - 1](
-                            self.rules, sub.select(group), mask[group])
+            actions = self._opponent_actions(rows, sub, mask)
             step_inplace(self.rules, sub, actions, auto_deal=games.auto_deal, mask=mask,
                          fits=fits, blocked=blocked)
             games.state.assign(rows, sub)
             games.length[rows] += 1
+            self.moves += rows.size
             self._collect(rows)
             games.tables.update(games.state)
+
+    def _opponent_actions(self, rows: np.ndarray, sub: State, mask: np.ndarray) -> np.ndarray:
+        """int64 [n]: the opponents' actions in the games ``rows`` (``sub`` their states,
+        ``mask`` their legal actions), each seat's opponent by its place after the learner.
+        A subclass may seat opponents otherwise (train/rllib_env.py: by game)."""
+        if self._one_policy:
+            return self._policies[0](self.rules, sub, mask)
+        actions = np.zeros(rows.size, np.int64)
+        rel = (sub.current_player.astype(np.int64) - self.seat[rows]) % self.rules.players
+        for k in range(1, self.rules.players):
+            group = np.flatnonzero(rel == k)
+            if group.size:
+                actions[group] = self._policies[k - 1](self.rules, sub.select(group),
+                                                       mask[group])
+        return actions
 
     def _info(self) -> dict[str, Any]:
         final = self._final

@@ -144,30 +144,38 @@ def check_run_dir(run_dir: str) -> None:
 
 
 def _main_rllib(args: argparse.Namespace) -> int:
-    """``--backend rllib``: the RLlib trainer (no resume)."""
-    if args.resume:
-        return _fail("--resume is not available with --backend rllib")
+    """``--backend rllib``: the RLlib trainer; ``--resume RUN`` continues RUN's RLlib
+    checkpoint with the run's own config (overrides change it)."""
     try:
         import ray  # noqa: F401
 
-        from rummy500.train.rllib_backend import load_rllib_config, train_rllib
+        from rummy500.train.rllib_backend import (
+            load_rllib_config,
+            resumed_rllib_config,
+            train_rllib,
+        )
     except ImportError as e:
         return _fail(f"--backend rllib needs Ray RLlib: pip install -e '.[rllib]' ({e})")
     try:
-        cfg = load_rllib_config(args.config, args.overrides)
-        check_run_dir(cfg.run_dir)
+        if args.resume:
+            cfg = resumed_rllib_config(args.resume, args.overrides)
+        else:
+            cfg = load_rllib_config(args.config, args.overrides)
+            check_run_dir(cfg.run_dir)
     except ConfigError as e:
         return _fail(str(e))
     if args.device == "cuda":
         cfg.num_gpus_per_learner = cfg.num_gpus_per_learner or 1
     try:
-        out = train_rllib(cfg)
+        out = train_rllib(cfg, resume=args.resume)
     except KeyboardInterrupt:
-        print("rummy500 train: stopped; the RLlib backend writes last.pt only at its end",
-              file=sys.stderr)
+        print("rummy500 train: stopped; the run's last evaluation saved last.pt and rllib/ "
+              "(continue it with --resume RUN)", file=sys.stderr)
         return 130
+    stages = ", ".join(f"{k} {v:.2f} s" for k, v in out["seconds_per_iteration"].items())
     print(f"run: {out['run_dir']}  steps: {out['global_step']:,}  "
-          f"SPS: {out['steps_per_second']:,.0f}")
+          f"SPS: {out['steps_per_second']:,.0f} (learner decisions)  "
+          f"moves/s: {out['moves_per_second']:,.0f} (every seat)  per iteration: {stages}")
     for name, stats in out["last_eval"].items():
         print(f"  vs {name}: win rate {stats['win_rate']:.3f}, "
               f"points/hand {stats['points_per_hand']:+.1f}")
