@@ -191,6 +191,12 @@ class Choice(NamedTuple):
     """int64 [n]: the guide's own choices."""
     searched: np.ndarray
     """int64 [r]: the decisions the search weighed (the others play ``proposed``)."""
+    candidates: np.ndarray
+    """int64 [r, C]: the actions weighed in each searched decision (-1: no candidate)."""
+    gains: np.ndarray
+    """float64 [r, C]: each candidate's mean play-out gain over the guide's choice (its
+    first candidate, gain 0), -inf where there is no candidate: the search's values, soft
+    targets for distillation (train/distill.py)."""
 
 
 def select_view(view: PlayerView, rows: np.ndarray) -> PlayerView:
@@ -303,16 +309,19 @@ class ExpertAgent:
         candidates = self.guide.propose(decision)
         action = candidates[:, 0].copy()
         rows = np.flatnonzero((candidates >= 0).sum(axis=1) >= 2)
+        gains = np.zeros((rows.size, candidates.shape[1]))
         if rows.size:
-            action[rows] = self.search(decision, rows, candidates[rows])
+            action[rows], gains = self.search(decision, rows, candidates[rows])
         self.stats.decisions += action.size
         self.stats.searched += rows.size
         self.stats.overridden += int((action[rows] != candidates[rows, 0]).sum())
-        return Choice(action, candidates[:, 0], rows)
+        return Choice(action, candidates[:, 0], rows, candidates[rows], gains)
 
     # ------------------------------------------------------------------ search
-    def search(self, decision: Decision, rows: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-        """int64 [r]: the candidate of each decision in ``rows`` with the best mean play-out."""
+    def search(self, decision: Decision, rows: np.ndarray,
+               candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(int64 [r]: the candidate of each decision in ``rows`` with the best mean play-out,
+        float64 [r, C]: each candidate's mean gain over the first, -inf where none)."""
         r, c = candidates.shape
         w = self.budget.worlds
         view = select_view(decision.view, rows)
@@ -338,7 +347,7 @@ class ExpertAgent:
         best = np.argmax(mean, axis=1)
         at = np.arange(r)
         sure = mean[at, best] > self.budget.trust * spread[at, best]
-        return candidates[at, np.where(sure, best, 0)]
+        return candidates[at, np.where(sure, best, 0)], mean
 
     def deal_worlds(self, decision: Decision, rows: np.ndarray, view: PlayerView) -> State:
         """``worlds`` complete games per decision of ``rows`` (world w of the i-th at row

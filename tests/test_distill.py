@@ -55,8 +55,56 @@ def test_labels_survive_a_save_and_load(one_game, tmp_path: Path):
     labels = one_game[0].labels()
     labels.save(tmp_path / "labels.npz")
     again = Labels.load(tmp_path / "labels.npz")
-    for name in ("obs", "mask", "action", "proposed", "searched"):
+    for name in ("obs", "mask", "action", "proposed", "searched", "candidates", "gains"):
         np.testing.assert_array_equal(getattr(again, name), getattr(labels, name))
+
+
+def test_searched_labels_keep_every_candidates_gain(one_game):
+    labels = one_game[0].labels()
+    searched = np.flatnonzero(labels.searched)
+    for i in searched:
+        weighed = labels.candidates[i] >= 0
+        assert weighed.sum() >= 2 and labels.mask[i, labels.candidates[i, weighed]].all()
+        assert np.isfinite(labels.gains[i, weighed]).all()
+        assert labels.gains[i, 0] == 0.0  # the guide's choice is the yardstick
+        assert labels.action[i] in labels.candidates[i, weighed]
+    hard, soft = labels.targets(0.0), labels.targets(5.0)
+    np.testing.assert_allclose(hard.sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(soft.sum(axis=1), 1.0, rtol=1e-6)
+    unsearched = ~labels.searched
+    np.testing.assert_array_equal(soft[unsearched], hard[unsearched])
+    best = labels.gains[searched].argmax(axis=1)
+    assert (soft[searched].argmax(axis=1) == best).all()  # soft targets favour the best mean
+    assert (soft[searched].max(axis=1) < 1.0).any()  # and give the others their share
+
+
+def test_soft_targets_move_the_network_toward_the_searchs_values(one_game):
+    labels = one_game[0].labels()
+    searched = np.flatnonzero(labels.searched)
+    targets = labels.targets(5.0)[searched]
+    policy = make_champion(RULES).policy
+    from rummy500.train.distill import candidate_log_probs
+
+    def cross_entropy() -> float:
+        import torch
+
+        with torch.no_grad():
+            log_probs = candidate_log_probs(policy, labels, searched)
+        return float(-(torch.as_tensor(targets) * log_probs).sum(dim=-1).mean())
+
+    before = cross_entropy()
+    fit(policy, labels, epochs=20, lr=3e-3, seed=0, held_out=0.0, temperature=5.0)
+    assert cross_entropy() < 0.8 * before
+
+
+def test_labels_written_before_gains_were_kept_still_load(one_game, tmp_path: Path):
+    labels = one_game[0].labels()
+    old = {name: getattr(labels, name) for name in ("obs", "mask", "action", "proposed",
+                                                    "searched")}
+    np.savez_compressed(tmp_path / "old.npz", **old)
+    again = Labels.load(tmp_path / "old.npz")
+    np.testing.assert_array_equal(again.candidates[:, 0], labels.action)
+    np.testing.assert_array_equal(again.targets(5.0), again.targets(0.0))
 
 
 def test_fitting_moves_the_network_to_the_experts_choices(one_game):

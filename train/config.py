@@ -43,7 +43,8 @@ RANGES: dict[str, Range] = {
 CHOICES: dict[str, tuple[str, ...]] = {"reward": tuple(REWARDS),
                                        "device": ("auto", "cpu", "cuda"),
                                        "precision": PRECISIONS,
-                                       "init_rules": ("same", "any")}
+                                       "init_rules": ("same", "any"),
+                                       "critic": ("shared", "oracle")}
 """Allowed values of the ``TrainConfig`` fields that take a name (``arch`` and
 ``arch_kwargs`` are checked by building the network)."""
 
@@ -79,6 +80,10 @@ class TrainConfig:
     init_rules: str = "same"
     """``any``: ``init_from`` may be a checkpoint trained for other rules, its network
     the same shape (same seats): a transfer to a variant."""
+    critic: str = "shared"
+    """Where the value estimate comes from: ``shared`` (the policy network's own value
+    head) or ``oracle`` (a separate network that also sees every hand and the stock,
+    for training only: train/oracle_critic.py)."""
     learning_rate: float = 3e-4
     """Adam step size at the start of training."""
     anneal_lr: bool = True

@@ -6,8 +6,11 @@ sampled worlds, and that is what beats the champion two games in three.
 ``collect`` plays the expert against a list of opponents and keeps, for every
 searched decision (and a share of the others), the observation, the legal mask,
 the action it played and the champion's own choice. ``fit`` trains the
-champion's network to play the expert's action, by cross-entropy, from the
-champion's weights. The result is an ordinary checkpoint: play it with
+champion's network from the champion's weights, by cross-entropy, to play the
+expert's action (``temperature`` 0, hard targets) or, where the search weighed
+candidates, to spread its probability over them as ``softmax(gain / temperature)``
+of their mean play-out gains (soft targets: what the search learnt of every
+candidate, not only of the winner). The result is an ordinary checkpoint: play it with
 ``ckpt:PATH``, or train on from it with PPO (``init_from=PATH``).
 
     python -m rummy500.train.distill --games 200 --out runs/distill
@@ -47,6 +50,8 @@ class Labels:
     action: np.ndarray    # int64 [n]  the expert's action
     proposed: np.ndarray  # int64 [n]  the guide's own choice
     searched: np.ndarray  # bool [n]   the search weighed this decision
+    candidates: np.ndarray  # int64 [n, C] the actions it weighed (-1: none; row [action] else)
+    gains: np.ndarray     # float32 [n, C] their mean play-out gain over the guide's (-inf: none)
 
     @property
     def size(self) -> int:
@@ -65,13 +70,33 @@ class Labels:
 
     @classmethod
     def load(cls, path: Path) -> Labels:
+        """Labels from ``path``; a file written before the search's gains were kept loads
+        with the played action as its one candidate (hard targets only)."""
         with np.load(path) as data:
-            return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls)})
+            fields = {name: data[name] for name in data.files}
+        if "candidates" not in fields:
+            fields["candidates"] = fields["action"][:, None].astype(np.int64)
+            fields["gains"] = np.zeros((fields["action"].shape[0], 1), np.float32)
+        return cls(**{f.name: fields[f.name] for f in dataclasses.fields(cls)})
 
     @classmethod
     def concat(cls, parts: list[Labels]) -> Labels:
         return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])
                       for f in dataclasses.fields(cls)})
+
+    def targets(self, temperature: float) -> np.ndarray:
+        """float32 [n, C]: the probability each candidate should get: all on the action
+        played (``temperature`` 0, or a decision not searched), else
+        ``softmax(gain / temperature)`` over the searched candidates."""
+        hard = (self.candidates == self.action[:, None]).astype(np.float32)
+        hard /= hard.sum(axis=1, keepdims=True)
+        if temperature <= 0:
+            return hard
+        scaled = np.where(np.isfinite(self.gains), self.gains / temperature, -np.inf)
+        scaled -= scaled.max(axis=1, keepdims=True)
+        soft = np.exp(scaled)
+        soft /= soft.sum(axis=1, keepdims=True)
+        return np.where(self.searched[:, None], soft, hard).astype(np.float32)
 
 
 class LabellingExpert:
@@ -90,11 +115,18 @@ class LabellingExpert:
         searched[choice.searched] = True
         rows = np.flatnonzero(searched | (self.rng.random(n) < self.keep))
         if rows.size:
+            width = choice.candidates.shape[1]
+            candidates = np.full((n, width), -1, np.int64)
+            candidates[:, 0] = choice.action
+            gains = np.full((n, width), -np.inf, np.float32)
+            gains[:, 0] = 0.0
+            candidates[choice.searched] = choice.candidates
+            gains[choice.searched] = choice.gains
             view = select_view(decision.view, rows)
             self.parts.append(Labels(
                 obs=encode(decision.rules, view), mask=decision.mask[rows],
                 action=choice.action[rows], proposed=choice.proposed[rows],
-                searched=searched[rows]))
+                searched=searched[rows], candidates=candidates[rows], gains=gains[rows]))
         return choice.action
 
     def labels(self) -> Labels:
@@ -143,11 +175,28 @@ def agreement(policy: torch.nn.Module, labels: Labels, rows: np.ndarray) -> floa
     return float((chosen.numpy() == labels.action[rows]).mean())
 
 
+def candidate_log_probs(policy: torch.nn.Module, labels: Labels,
+                        rows: np.ndarray) -> torch.Tensor:
+    """float [r, C]: the policy's log-probability of each candidate of ``rows`` (0 where
+    there is none; the targets put no weight there)."""
+    obs = torch.as_tensor(labels.obs[rows])
+    mask = torch.as_tensor(labels.mask[rows])
+    logits = policy.actor(policy.features(obs)).float()
+    log_probs = torch.log_softmax(logits.masked_fill(~mask, torch.finfo(logits.dtype).min),
+                                  dim=-1)
+    candidates = torch.as_tensor(labels.candidates[rows])
+    picked = log_probs.gather(-1, candidates.clamp(min=0))
+    return picked.masked_fill(candidates < 0, 0.0)
+
+
 def fit(policy: torch.nn.Module, labels: Labels, epochs: int, lr: float, seed: int,
-        batch: int = 512, held_out: float = 0.1) -> list[dict[str, float]]:
-    """Train ``policy`` to play the expert's actions; per epoch, the loss and the held-out
-    agreement on the decisions the search changed and on all of them."""
+        batch: int = 512, held_out: float = 0.1,
+        temperature: float = 0.0) -> list[dict[str, float]]:
+    """Train ``policy`` toward the expert's targets (``Labels.targets(temperature)``); per
+    epoch, the loss and the held-out agreement on the decisions the search changed and on
+    all of them."""
     rng = np.random.default_rng([seed, 4])
+    targets = labels.targets(temperature)
     order = rng.permutation(labels.size)
     n_test = int(labels.size * held_out)
     test, train = order[:n_test], order[n_test:]
@@ -161,10 +210,8 @@ def fit(policy: torch.nn.Module, labels: Labels, epochs: int, lr: float, seed: i
         losses = []
         for start in range(0, train.size, batch):
             rows = train[start: start + batch]
-            _, log_prob, _, _ = policy.get_action_and_value(
-                torch.as_tensor(labels.obs[rows]), torch.as_tensor(labels.mask[rows]),
-                torch.as_tensor(labels.action[rows]))
-            loss = -log_prob.mean()
+            log_probs = candidate_log_probs(policy, labels, rows)
+            loss = -(torch.as_tensor(targets[rows]) * log_probs).sum(dim=-1).mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -205,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of the unsearched decisions kept (0..1)")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--temperature", type=float, default=0.0,
+                        help="soft targets: softmax(gain / T) over the searched candidates, "
+                             "T in points of play-out gain (0: the played action alone)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
@@ -228,8 +278,10 @@ def run(args: argparse.Namespace) -> int:
     from rummy500.agents.checkpoint import policy_from
     from rummy500.train.run_folder import save_checkpoint
 
-    if args.games < 1 or args.epochs < 0 or not 0 <= args.keep <= 1 or args.lr <= 0:
-        raise ValueError("--games and --lr must be positive, --epochs >= 0, --keep in 0..1")
+    if (args.games < 1 or args.epochs < 0 or not 0 <= args.keep <= 1 or args.lr <= 0
+            or not args.temperature >= 0):
+        raise ValueError("--games and --lr must be positive, --epochs and --temperature "
+                         ">= 0, --keep in 0..1")
     rules = Rules.preset_named("standard", players=args.players)
     path, payload = champion_checkpoint(rules)  # refuses rules without a champion first
     if args.labels and not Path(args.labels).is_file():
@@ -245,12 +297,14 @@ def run(args: argparse.Namespace) -> int:
                          out / "labels.npz", keep=args.keep)
     played = time.perf_counter() - started
     policy = policy_from(payload, path, rules)
-    for row in fit(policy, labels, args.epochs, args.lr, args.seed):
+    for row in fit(policy, labels, args.epochs, args.lr, args.seed,
+                   temperature=args.temperature):
         print("distill: epoch {epoch}: loss {loss:.4f}, held-out agreement with the expert "
               "{agree_all:.3f} (where it changed the champion's choice: {agree_changed:.3f})"
               .format(**row), flush=True)
     made_by = (f"rummy500.train.distill from {path.name}: {labels.size} decisions of {args.expert} "
-               f"against {', '.join(args.opponents)}, {args.epochs} epochs at lr {args.lr}")
+               f"against {', '.join(args.opponents)}, {args.epochs} epochs at lr {args.lr}, "
+               f"temperature {args.temperature}")
     target = save_checkpoint(out / "distilled.pt", policy, arch=payload["arch"],
                              arch_kwargs=payload["arch_kwargs"], rules=rules,
                              config=vars(args), global_step=payload["global_step"],

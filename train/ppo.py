@@ -50,6 +50,7 @@ from .config_checks import ConfigError
 from .evaluation import evaluate
 from .interrupt import StopOnSignal
 from .league import SELF, League, SeatControl
+from .oracle_critic import OracleCritic, hidden_cards, hidden_size
 from .precision import network_precision, resolved_precision
 from .resume import capture, open_run, restore
 from .run_folder import create_run_dir, lock_run, save_checkpoint
@@ -89,8 +90,11 @@ class Rollout:
     bytes) and widened per minibatch (agents/widen.py)."""
 
     def __init__(self, t: int, b: int, obs_dim: int, number_dim: int, n_actions: int,
-                 device: torch.device):
+                 device: torch.device, hidden_dim: int = 0):
         self.codes = torch.zeros((t, b, obs_dim), dtype=torch.uint8, device=device)
+        self.hidden = torch.zeros((t, b, hidden_dim), dtype=torch.uint8, device=device)
+        """The oracle critic's view of each decision (train/oracle_critic.py); width 0
+        without one."""
         self.numbers = torch.zeros((t, b, number_dim), device=device)
         self.masks = torch.zeros((t, b, n_actions), dtype=torch.bool, device=device)
         self.actions = torch.zeros((t, b), dtype=torch.long, device=device)
@@ -141,6 +145,8 @@ class Run:
     obs: CompactObservation
     mask: np.ndarray
     seat: np.ndarray
+    critic: OracleCritic | None = None
+    """The oracle critic (``critic: oracle``); None: the policy's value head serves."""
     global_step: int = 0
     best_score: float = -1.0
     lock: Any = None
@@ -153,11 +159,25 @@ class Run:
         frozen.load_state_dict(weights)
         return TorchAgent(frozen.eval(), self.rules, name, device=self.device, seed=seed)
 
+    def values(self, obs: torch.Tensor, seats: np.ndarray, rows: np.ndarray,
+               policy_values: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(values [n], the oracle's view uint8 [n, H]) of seat ``seats[i]``'s decision in
+        game ``rows[i]``, ``obs`` its observations: the oracle critic's where the run has
+        one, else ``policy_values`` (or the policy's value head)."""
+        if self.critic is None:
+            values = self.policy.get_value(obs) if policy_values is None else policy_values
+            return values, torch.zeros((rows.size, 0), dtype=torch.uint8, device=self.device)
+        hidden = torch.as_tensor(hidden_cards(self.rules, self.env.state, seats, rows),
+                                 device=self.device)
+        return self.critic(obs, hidden), hidden
+
     def save(self, path: Path, update: int) -> None:
         """A checkpoint of the weights and of all a resumed run needs to go on as this one;
         ``TrainingDiverged`` instead when a weight is not finite, so no checkpoint ever
         holds one."""
-        broken = [name for name, w in self.policy.state_dict().items()
+        weights = {**self.policy.state_dict(), **({} if self.critic is None else {
+            f"critic.{k}": w for k, w in self.critic.state_dict().items()})}
+        broken = [name for name, w in weights.items()
                   if w.is_floating_point() and not torch.isfinite(w).all()]
         if broken:
             raise TrainingDiverged(f"weights {broken[0]} are not finite at step "
@@ -167,6 +187,8 @@ class Run:
                         global_step=self.global_step,
                         extra={"optimizer": self.optimizer.state_dict(), "update": update,
                                "best_score": self.best_score,
+                               "critic": None if self.critic is None
+                               else self.critic.state_dict(),
                                "run_state": capture(self.league, self.seating,
                                                               self.env, self.rng, self.device)})
 
@@ -197,19 +219,25 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     policy = new_network(cfg, rules, env, device)
     if warm_start is not None:
         policy.load_state_dict(warm_start)
-    optimizer = optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    critic = None
+    if cfg.critic == "oracle":
+        critic = OracleCritic(env.observation_size, hidden_size(rules)).to(device)
+    trained = [*policy.parameters(), *([] if critic is None else critic.parameters())]
+    optimizer = optim.Adam(trained, lr=cfg.learning_rate, eps=1e-5)
     league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
     for name in cfg.opponents:
         league.add(name, make_agent(name, rules, cfg.seed))
     obs, mask, seat = env.reset(seed=cfg.seed)
     seating = SeatControl(league, cfg.num_envs, rules.players, rng, mixed=cfg.mixed_tables)
     run = Run(cfg, rules, device, precision, run_dir, env, policy, optimizer, league, seating,
-              rng, obs, mask, seat, lock=lock)
+              rng, obs, mask, seat, critic=critic, lock=lock)
     if payload is None:
         run.run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
         run.lock = lock_run(run.run_dir)
         return run
     policy.load_state_dict(payload["state_dict"])
+    if critic is not None:
+        critic.load_state_dict(payload["extra"]["critic"])
     optimizer.load_state_dict(payload["extra"]["optimizer"])
     run.global_step = int(payload["global_step"])
     run.best_score = float(payload["extra"]["best_score"])
@@ -236,7 +264,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         table = "\n".join(f"|{k}|{v}|" for k, v in settings.items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
     buf = Rollout(cfg.num_steps, cfg.num_envs, run.env.observation_size,
-                  run.obs.numbers.shape[1], run.env.num_actions, run.device)
+                  run.obs.numbers.shape[1], run.env.num_actions, run.device,
+                  0 if run.critic is None else hidden_size(run.rules))
     clock = StageTimer()
     last_eval: dict[str, dict[str, float]] = {}
     start_time, start_step = time.time(), run.global_step
@@ -331,6 +360,8 @@ def collect_rollout(run: Run, buf: Rollout, clock: StageTimer, writer: Any) -> i
                 mask_t = torch.as_tensor(run.mask[learn], device=device)
                 with torch.no_grad(), network_precision(run.precision, device):
                     action, logprob, _, value = run.policy.get_action_and_value(obs_t, mask_t)
+                    value, hidden = run.values(obs_t, run.seat[learn], learn, value)
+                buf.hidden[t, learn] = hidden
                 actions[learn] = action.cpu().numpy()
                 buf.codes[t, learn] = codes_t
                 buf.numbers[t, learn] = numbers_t
@@ -370,8 +401,8 @@ def bootstrap_and_gae(run: Run, buf: Rollout) -> tuple[np.ndarray, np.ndarray]:
     g, s = run.seating.open_chains()
     if g.size:
         with torch.no_grad(), network_precision(run.precision, run.device):
-            boot = run.policy.get_value(torch.as_tensor(run.env.observations(s, g),
-                                                        device=run.device))
+            obs = torch.as_tensor(run.env.observations(s, g), device=run.device)
+            boot, _ = run.values(obs, s, g)
         buf.bootstrap[run.seating.pending[g, s], g] = boot.cpu().numpy()
     return turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step, buf.bootstrap,
                           buf.learner, run.cfg.gamma, run.cfg.gae_lambda)
@@ -388,6 +419,7 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
     # are picked from there (index_select), never copied out of the rollout as a whole.
     sample_rows = torch.as_tensor(ti * b + bi, device=device)
     all_codes, all_numbers = buf.codes.view(-1, obs_dim), buf.numbers.flatten(0, 1)
+    all_hidden = buf.hidden.flatten(0, 1)
     b_legal = LegalActions.of(buf.masks.view(-1, n_actions).index_select(0, sample_rows))
     b_actions = buf.actions.view(-1).index_select(0, sample_rows)
     b_logprobs = buf.logprobs.view(-1).index_select(0, sample_rows)
@@ -408,6 +440,8 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
             with network_precision(run.precision, device):
                 _, newlogprob, entropy, newvalue = policy.get_action_and_value(
                     mb_obs, None, b_actions[mb], legal=b_legal.rows(mb))
+                if run.critic is not None:
+                    newvalue = run.critic(mb_obs, all_hidden.index_select(0, mb_rows))
             logratio = newlogprob - b_logprobs[mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -431,7 +465,9 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
             loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
             run.optimizer.zero_grad()
             loss.backward()
-            grad_norm = nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+            grad_norm = nn.utils.clip_grad_norm_(
+                [p for group in run.optimizer.param_groups for p in group["params"]],
+                cfg.max_grad_norm)
             if not (torch.isfinite(loss) and torch.isfinite(grad_norm)):
                 raise TrainingDiverged(f"the loss or its gradient is not finite at step "
                                        f"{run.global_step:,} (learning_rate="
