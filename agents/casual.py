@@ -1,4 +1,4 @@
-"""Casual: the longest-first computer player of the web game (seed 001).
+"""Casual: the longest-first computer player of the web game.
 
 * Draw: takes the top discard only when it can meld it at once (it makes a
   meld with two cards in hand, or lays off on the table); otherwise draws from

@@ -29,7 +29,7 @@ Each comparison:
    over it, world by world, exceeds ``trust`` standard errors (a hand's score
    swings by about 55 points from world to world).
 
-Measured (README, "Expert and ladder"): with the champion guide, searching
+Measured (docs/results.md, "The expert"): with the champion guide, searching
 only its doubtful decisions is at least even with the champion against Sharp
 and beats the champion itself two games in three; searching every discard
 loses to the champion alone, and a learned-value leaf gains nothing.

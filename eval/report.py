@@ -9,7 +9,7 @@
   narrower it is than the Wilson interval of as many independent games;
 * with three or more agents: the head-to-head table (how often the row agent
   finished ahead of the column agent when they met) and Bradley-Terry ratings;
-* with ``pcr`` (seed 004's point chip ratio): each agent's mean chips per game
+* with ``pcr`` (the point chip ratio): each agent's mean chips per game
   with a 95% interval (``rummy_env.core.chips``; a game without a winner pays 0).
 
 ``write_report(report, out_dir)`` writes ``report.json``, ``agents.csv``,

@@ -1,4 +1,4 @@
-"""Multi-table tournaments (seed 004): tables feed tables until one final table.
+"""Multi-table tournaments: tables feed tables until one final table.
 
 Each round, the entrants still in are shuffled from the tournament seed and dealt
 to as few tables as possible of at most ``table_size`` seats, sizes differing by

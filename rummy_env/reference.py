@@ -1,6 +1,6 @@
 """Scalar reference engine: one game of Rummy 500, written to be read.
 
-This module is the project's executable rule book (``RULES.md`` and the rulings of
+This module is the project's executable rule book (docs/rules.md and the rulings of
 ``docs/rules.md``) and the oracle that the vectorized core is tested against. It
 favours plain Python over speed: hands are lists of card ids (a two-deck game simply
 holds an id twice; the joker is id 52), the stock is a list with its top card first,
@@ -211,7 +211,7 @@ class TableMeld:
 
 
 class ReferenceGame:
-    """One game, stepped by canonical action texts (RULES.md section 11).
+    """One game, stepped by canonical action texts (the action texts of docs/rules.md).
 
     ``ReferenceGame(rules, seed, game_id)`` deals hand 0 from the seeded shuffle and
     deals each next hand itself until the game is over. ``from_position`` starts from

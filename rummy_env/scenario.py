@@ -2,8 +2,8 @@
 
     python -m rummy_env.scenario FILE.json      (or: rummy500 scenario FILE.json)
 
-prints the result as JSON (format: ``conformance/README.md``). It exits 0 when it
-ran the scenario, even if an action was illegal (reported in ``error``), and 2
+prints the result as JSON (format: docs/rules.md, "Scenario positions"). It exits 0
+when it ran the scenario, even if an action was illegal (reported in ``error``), and 2
 with a one-line reason on stderr when the file itself is malformed.
 """
 
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Set up an exact position from a scenario JSON file, play its actions "
         "through the vectorized core and print the result as JSON.",
     )
-    parser.add_argument("file", help="scenario file (format: conformance/README.md)")
+    parser.add_argument("file", help="scenario file (format: docs/rules.md, 'Scenario positions')")
     args = parser.parse_args(argv)
     try:
         result = run_scenario(load_scenario(args.file))

@@ -17,4 +17,4 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   fi
 fi
 # torch stays pinned so that no extra (the RL clients) can swap in another build.
-"$PY" -m pip install -q -e ".[test,plots,web,clients,docs]" "torch==2.13.0"
+"$PY" -m pip install -q -e ".[test,plots,web,clients,docs,rllib]" "torch==2.13.0"

@@ -1,4 +1,4 @@
-"""Chips (seed 004's point chip ratio): the settlement, and the ``chips`` reward of every env."""
+"""Chips (the point chip ratio): the settlement, and the ``chips`` reward of every env."""
 
 from __future__ import annotations
 

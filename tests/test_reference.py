@@ -129,7 +129,7 @@ def test_illegal_action_leaves_state_unchanged() -> None:
 
 
 def expected_deal(rules: Rules, seed: int, game_id: int, hand: int) -> dict[str, Any]:
-    """The deal of RULES.md section 2 computed straight from the shuffled deck."""
+    """The deal of the rules (docs/rules.md) computed straight from the shuffled deck."""
     key = game_keys(seed, np.array([game_id], dtype=np.uint64))[0]
     order = [int(c) for c in shuffled_decks(rules, np.array([key], dtype=np.uint64),
                                             np.array([hand]))[0]]

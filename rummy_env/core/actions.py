@@ -1,6 +1,6 @@
 """The flat action space and the codec between action ids and canonical texts.
 
-Every micro-action of RULES.md section 11 is one id of ``Discrete(A)``. The layout
+Every micro-action of the rules (docs/rules.md) is one id of ``Discrete(A)``. The layout
 depends on the rules only through ``T = rules.deck_cards`` (the deepest possible
 ``take``); everything else is fixed:
 
@@ -112,7 +112,7 @@ class ActionLayout:
 
     # Codec ------------------------------------------------------------------
     def text(self, action: int) -> str:
-        """Canonical text of an action id (RULES.md section 11)."""
+        """Canonical text of an action id (as docs/rules.md writes it)."""
         a = int(action)
         if a == self.DRAW:
             return "draw"

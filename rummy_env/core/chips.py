@@ -1,4 +1,4 @@
-"""Chips (seed 004's "point chip ratio"): the payoff of a finished game.
+"""Chips (the "point chip ratio"): the payoff of a finished game.
 
 Every seat other than the single winner pays the winner ``(winner's total - its
 own total) x pcr`` chips, so each row sums to zero. Seed 004's example, PCR 4,

@@ -1,8 +1,9 @@
 """Exact positions in and out of the batched core.
 
-``from_position`` builds a one-game ``State`` from the scenario format of
-``conformance/README.md`` (hands, stock top first, discard oldest first, table
-melds with who laid each card, totals, hands already played, seat to play).
+``from_position`` builds a one-game ``State`` from a scenario file's position
+(docs/rules.md, "Scenario positions": hands, stock top first, discard oldest
+first, table melds with who laid each card, totals, hands already played, seat
+to play).
 ``snapshot`` turns one game
 of any batch back into plain JSON-able data: the scenario harness prints it and
 the differential test compares it with the reference engine's.
@@ -40,7 +41,8 @@ MAX_TOTAL = 1_000_000
 POSITION_KEYS = ("rules", "hands", "stock", "discard", "melds", "totals", "to_play",
                  "hand_number")
 SCENARIO_KEYS = ("actions", "expect", "about")
-"""The top-level keys of a scenario file (conformance/README.md); any other is an error."""
+"""The top-level keys of a scenario file (docs/rules.md, "Scenario positions"); any other
+is an error."""
 
 
 class PositionError(ValueError):
@@ -72,7 +74,8 @@ class Position:
 
 
 def parse_position(position: Any) -> Position:
-    """The position of a scenario file (``conformance/README.md``), every part checked.
+    """The position of a scenario file (docs/rules.md, "Scenario positions"), every part
+    checked.
 
     Raises ``PositionError`` with a one-line reason starting ``position:``.
     """

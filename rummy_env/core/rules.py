@@ -1,6 +1,6 @@
 """The rules config: a validated, frozen dataclass with named presets.
 
-Every flag of the rule book (RULES.md sections 9 and 12) is a field here. ``Rules.from_dict``
+Every flag of the rule book (docs/rules.md) is a field here. ``Rules.from_dict``
 takes a preset name and/or flags (flags override the preset); unknown keys and
 bad values raise ``ValueError`` naming the key and the allowed values.
 
@@ -48,7 +48,7 @@ _CHOICES: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class Rules:
-    """One game's rules. Field names and meanings follow RULES.md section 9."""
+    """One game's rules. Field names and meanings follow docs/rules.md."""
 
     players: int = 2
     """Seats at the table, 2 to 8."""

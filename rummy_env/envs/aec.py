@@ -64,8 +64,8 @@ without a seed, a function of ``s`` alone; ``s`` is None or an integer >= 0.
 A parallel-API view of the same game is ``rummy_env.parallel_env``
 (``rummy_env/envs/parallel.py``).
 
-Version history: v0, first release (observation version 1); v1, seed 004's rule flags and
-observation version 2 (D = 1051 for two players), fixed numeric ``info`` keys.
+Version history: v0, first release (observation version 1); v1, the tournament and chips
+rule flags and observation version 2 (D = 1051 for two players), fixed numeric ``info`` keys.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Two episode kinds (``episode=``):
            if the stock ran out and the game goes on.
 ``hand``   hand 0 of a fresh game, played with ``auto_deal=False``. The
            episode ends with the hand: truncated if the hand hit the
-           ``max_turns`` guard with nobody going out (RULES.md section 5),
+           ``max_turns`` guard with nobody going out (docs/rules.md),
            terminated otherwise.
 =========  ==================================================================
 
@@ -23,7 +23,7 @@ Four rewards (``reward=``), per seat, paid on the step that causes them:
 ``points``       at every hand end: each seat's hand score / 100.
 ``points_diff``  at every hand end: (own hand score - mean of the other
                  seats' hand scores) / 100 (zero-sum).
-``chips``        at the end of the episode: seed 004's chips
+``chips``        at the end of the episode: the game's chips
                  (``rummy_env.core.chips``: each seat pays the winner
                  (winner's total - own total) x ``pcr``) / 100 (zero-sum).
                  In ``hand`` episodes the hand scores and the hand's winner

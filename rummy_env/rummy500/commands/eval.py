@@ -10,7 +10,7 @@ whole rotations. ``--duplicate`` plays every deal once per seating so the luck
 of the cards cancels, and reports how much that narrows the interval.
 ``--daily`` seeds the deals from today's UTC date: everyone who runs it today
 with the same rules and table size gets the same deals. ``--pcr N`` adds each
-agent's chips per game (seed 004's point chip ratio). The Markdown table is
+agent's chips per game (the point chip ratio). The Markdown table is
 printed; ``--out DIR`` also writes report.json, agents.csv, report.md and
 win_rates.png; ``--record FILE`` appends every game as a replayable JSON line.
 """
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--daily", action="store_true",
                    help="seed the deals from today's UTC date (overrides --seed)")
     p.add_argument("--pcr", type=positive_int, metavar="N",
-                   help="also report chips per game at this point chip ratio (seed 004)")
+                   help="also report chips per game at this point chip ratio")
     p.add_argument("--out", metavar="DIR", help="write report.json, agents.csv, report.md, "
                                                 "win_rates.png here")
     p.add_argument("--record", metavar="FILE",

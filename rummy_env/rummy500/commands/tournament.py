@@ -1,4 +1,4 @@
-"""``rummy500 tournament``: multi-table tournaments (seed 004) between agents.
+"""``rummy500 tournament``: multi-table tournaments between agents.
 
     rummy500 tournament --agents sharp*3 casual random ... --table-size 4
                         --tournaments 200 [--preset NAME] [--set FLAG=VALUE ...]
