@@ -49,8 +49,24 @@ def test_rllib_trains_on_the_batched_runner_and_exports_a_playable_checkpoint(
 def test_a_run_resumes_from_its_rllib_checkpoint(tmp_path: Path) -> None:
     first = train_rllib(load_rllib_config(None, short_run(tmp_path)))
     run = first["run_dir"]
-    assert json.loads((run / "rllib_progress.json").read_text()) == {"iteration": 2}
+    progress = json.loads((run / "rllib_progress.json").read_text())
+    assert progress == {"iteration": 2, "checkpoint": "rllib_000002"}
+    # A save cut short leaves a folder the progress file does not name: it is ignored.
+    (run / "rllib_000003").mkdir()
     again = train_rllib(load_rllib_config(None, short_run(tmp_path, iterations=3)), resume=run)
     assert again["run_dir"] == run
     assert again["global_step"] > first["global_step"]  # counted on from the first run
-    assert json.loads((run / "rllib_progress.json").read_text()) == {"iteration": 3}
+    progress = json.loads((run / "rllib_progress.json").read_text())
+    assert progress == {"iteration": 3, "checkpoint": "rllib_000003"}
+    assert sorted(p.name for p in run.glob("rllib_0*")) == ["rllib_000003"]
+
+
+def test_the_cli_refuses_a_resume_without_an_rllib_checkpoint(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "train", "--backend", "rllib",
+                           "--resume", str(tmp_path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "no RLlib checkpoint there" in done.stderr

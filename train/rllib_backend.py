@@ -13,7 +13,7 @@ checkpoint that ``rummy500 eval`` plays as ``ckpt:PATH``; illegal actions get
 the minimum logit, so they are never sampled. Heuristic opponents are evaluated
 with the project's arena and logged under the same ``eval/vs_*`` names as the
 built-in trainer, and ``time/*`` splits each iteration into sampling, learning
-and the weights' transfer. RLlib's own checkpoint (``rllib/`` in the run
+and the weights' transfer. RLlib's own checkpoint (``rllib_NNNNNN/`` in the run
 folder, written at every evaluation and at the end) lets ``--resume RUN``
 continue a run.
 """
@@ -21,6 +21,7 @@ continue a run.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -47,7 +48,7 @@ from .run_folder import create_run_dir, save_checkpoint
 CONFIG_FILE = "rllib_config.json"
 """The run's config, in its folder, for ``--resume``."""
 PROGRESS_FILE = "rllib_progress.json"
-"""The last iteration saved in the run folder's ``rllib/`` checkpoint."""
+"""The last iteration saved and the folder of its RLlib checkpoint (``rllib_NNNNNN/``)."""
 
 RLLIB_RANGES: dict[str, Range] = {
     "seed": AT_LEAST_0, "iterations": AT_LEAST_1, "num_env_runners": AT_LEAST_0,
@@ -159,7 +160,7 @@ def resumed_rllib_config(run_dir: str | Path,
     """The config a run was started with, changed by ``overrides`` (``iterations=``,
     ``max_minutes=``...); a one-line ConfigError when the folder holds no RLlib checkpoint."""
     run = Path(run_dir)
-    missing = [name for name in ("rllib", CONFIG_FILE, PROGRESS_FILE) if not (run / name).exists()]
+    missing = [name for name in (CONFIG_FILE, PROGRESS_FILE) if not (run / name).is_file()]
     if missing:
         raise ConfigError(f"--resume {run_dir}: no RLlib checkpoint there (missing "
                           f"{', '.join(missing)}); an RLlib run writes it at its first "
@@ -367,24 +368,60 @@ def export_checkpoint(algo, cfg: RLlibConfig, path: Path, global_step: int) -> P
 
 
 def iteration_times(result: dict[str, Any]) -> dict[str, float]:
-    """Seconds of the iteration's stages RLlib reports: sampling, learning and sending the
-    new weights to the env runners."""
+    """Seconds of the iteration's stages by RLlib's own timers (moving averages): sampling,
+    learning and sending the new weights to the env runners."""
     timers = result.get("timers", {})
     names = {"sample": ("env_runner_sampling_timer",), "learn": ("learner_update_timer",),
              "sync": ("synch_weights", "synch_env_connectors")}
     return {stage: float(sum(timers.get(k, 0.0) for k in keys)) for stage, keys in names.items()}
 
 
+def log_iteration(writer: Any, result: dict[str, Any], step: int, rates: dict[str, float],
+                  stages: dict[str, float]) -> None:
+    """One iteration's scalars: speeds, return, losses and the time of each stage (also
+    summed into ``stages``)."""
+    writer.add_scalar("charts/SPS", rates["steps"], step)
+    writer.add_scalar("charts/moves_per_second", rates["moves"], step)
+    episode_return = result.get("env_runners", {}).get("episode_return_mean")
+    if episode_return is not None and np.isfinite(episode_return):
+        writer.add_scalar("charts/episodic_return", float(episode_return), step)
+    learner = result.get("learners", {}).get("default_policy", {})
+    for ours, theirs in (("policy_loss", "policy_loss"), ("value_loss", "vf_loss"),
+                         ("entropy", "entropy")):
+        if theirs in learner:
+            writer.add_scalar(f"losses/{ours}", float(learner[theirs]), step)
+    for stage, seconds in iteration_times(result).items():
+        writer.add_scalar(f"time/{stage}_seconds", seconds, step)
+        stages[stage] = stages.get(stage, 0.0) + seconds
+
+
+def save_run(algo, cfg: RLlibConfig, run_dir: Path, iteration: int, step: int) -> Path:
+    """``last.pt`` and RLlib's checkpoint of ``iteration`` in a folder of its own; the
+    progress file names it only once it is complete (written through a temporary file),
+    and older ones go after. A run killed while saving resumes from the previous one."""
+    folder = f"rllib_{iteration:06d}"
+    algo.save_to_path(str((run_dir / folder).resolve()))
+    path = export_checkpoint(algo, cfg, run_dir / "last.pt", step)
+    progress = run_dir / PROGRESS_FILE
+    tmp = progress.with_name(progress.name + ".tmp")
+    tmp.write_text(json.dumps({"iteration": iteration, "checkpoint": folder}))
+    tmp.replace(progress)
+    for old in run_dir.glob("rllib_[0-9]*"):
+        if old.name != folder:
+            shutil.rmtree(old, ignore_errors=True)
+    return path
+
+
 def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str, Any]:
     """Run RLlib iterations (``cfg.iterations``, or up to ``cfg.max_minutes``); TensorBoard
     scalars and checkpoints like the built-in trainer. ``resume``: a run folder whose
-    ``rllib/`` checkpoint is continued. Returns a summary."""
+    RLlib checkpoint is continued. Returns a summary."""
     import ray
     from torch.utils.tensorboard import SummaryWriter
 
     from .evaluation import evaluate
 
-    rules = cfg.game_rules
+    # ------------------------------------------------------------------ set-up
     if resume is None:
         run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
         (run_dir / CONFIG_FILE).write_text(json.dumps(asdict(cfg), indent=1))
@@ -392,50 +429,40 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
         run_dir = Path(resume)
     ray.init(address=cfg.address or None, ignore_reinit_error=True, include_dashboard=False,
              log_to_driver=False)
-    writer = SummaryWriter(str(run_dir))
     algo = build_algorithm(cfg)
     first = 1
     if resume is not None:
-        algo.restore_from_path(str((run_dir / "rllib").resolve()))
-        first = 1 + json.loads((run_dir / PROGRESS_FILE).read_text())["iteration"]
+        progress = json.loads((run_dir / PROGRESS_FILE).read_text())
+        algo.restore_from_path(str((run_dir / progress["checkpoint"]).resolve()))
+        first = progress["iteration"] + 1
     refresh_snapshots(algo)
-    global_step, start, last_eval, path, it = 0, time.time(), {}, None, first
-    sampled, moves, moves_before, stages = 0, 0, count_moves(algo), {}
+    writer = SummaryWriter(str(run_dir))
+    start, moves_before = time.time(), count_moves(algo)
+    step, sampled, moves, stages, last_eval, path, it = 0, 0, 0, {}, {}, None, first - 1
     try:
         for it in range(first, cfg.iterations + 1):
+            # -------------------------------------------------- sample and learn
             result = algo.train()
-            global_step = int(result.get("num_env_steps_sampled_lifetime", 0))
+            step = int(result.get("num_env_steps_sampled_lifetime", 0))
             sampled += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0))
-            elapsed = max(1e-9, time.time() - start)
             moves = count_moves(algo) - moves_before
-            writer.add_scalar("charts/SPS", sampled / elapsed, global_step)
-            writer.add_scalar("charts/moves_per_second", moves / elapsed, global_step)
-            ret = result.get("env_runners", {}).get("episode_return_mean")
-            if ret is not None and np.isfinite(ret):
-                writer.add_scalar("charts/episodic_return", float(ret), global_step)
-            learner = result.get("learners", {}).get("default_policy", {})
-            for ours, theirs in (("policy_loss", "policy_loss"), ("value_loss", "vf_loss"),
-                                 ("entropy", "entropy"), ("approx_kl", "mean_kl_loss")):
-                if theirs in learner:
-                    writer.add_scalar(f"losses/{ours}", float(learner[theirs]), global_step)
-            for stage, seconds in iteration_times(result).items():
-                writer.add_scalar(f"time/{stage}_seconds", seconds, global_step)
-                stages[stage] = stages.get(stage, 0.0) + seconds
+            elapsed = max(1e-9, time.time() - start)
+            log_iteration(writer, result, step, {"steps": sampled / elapsed,
+                                                 "moves": moves / elapsed}, stages)
             if it % cfg.snapshot_every == 0:
                 refresh_snapshots(algo)
-            last = it == cfg.iterations or (cfg.max_minutes
-                                            and elapsed >= 60 * cfg.max_minutes)
-            if cfg.eval_every and (it % cfg.eval_every == 0 or last):
-                last_eval = evaluate(rules, learner_net(algo), cfg.eval_opponents,
-                                     cfg.eval_games, seed=cfg.seed + it)
-                for name, stats in last_eval.items():
-                    writer.add_scalar(f"eval/vs_{name}/win_rate", stats["win_rate"], global_step)
-                    writer.add_scalar(f"eval/vs_{name}/points_per_hand",
-                                      stats["points_per_hand"], global_step)
+            # -------------------------------------------------- evaluate and save
+            last = it == cfg.iterations or bool(cfg.max_minutes
+                                                and elapsed >= 60 * cfg.max_minutes)
             if last or (cfg.eval_every and it % cfg.eval_every == 0):
-                path = export_checkpoint(algo, cfg, run_dir / "last.pt", global_step)
-                algo.save_to_path(str((run_dir / "rllib").resolve()))
-                (run_dir / PROGRESS_FILE).write_text(json.dumps({"iteration": it}))
+                if cfg.eval_every:
+                    last_eval = evaluate(cfg.game_rules, learner_net(algo), cfg.eval_opponents,
+                                         cfg.eval_games, seed=cfg.seed + it)
+                for name, stats in last_eval.items():
+                    writer.add_scalar(f"eval/vs_{name}/win_rate", stats["win_rate"], step)
+                    writer.add_scalar(f"eval/vs_{name}/points_per_hand",
+                                      stats["points_per_hand"], step)
+                path = save_run(algo, cfg, run_dir, it, step)
             if last:
                 break
     finally:
@@ -443,7 +470,7 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
         algo.stop()
     elapsed = max(1e-9, time.time() - start)
     iterations = max(1, it - first + 1)
-    return {"run_dir": run_dir, "checkpoint": path, "global_step": global_step,
+    return {"run_dir": run_dir, "checkpoint": path, "global_step": step,
             "steps_per_second": sampled / elapsed, "moves_per_second": moves / elapsed,
             "seconds_per_iteration": {k: v / iterations for k, v in stages.items()},
             "last_eval": last_eval}
