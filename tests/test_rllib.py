@@ -26,11 +26,22 @@ def short_run(tmp_path: Path, **more) -> dict:
             "rules": RULES, "opponents": {"self": 0.5, "random": 0.5}, **more}
 
 
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory):
+    """One short run shared by the tests below (Ray starts once for the file and is shut
+    down after it, so its processes do not outlive the file)."""
+    import ray
+
+    out = train_rllib(load_rllib_config(None, short_run(tmp_path_factory.mktemp("rllib"))))
+    yield out
+    ray.shutdown()
+
+
 def test_rllib_trains_on_the_batched_runner_and_exports_a_playable_checkpoint(
-        tmp_path: Path) -> None:
+        first_run: dict) -> None:
     # The env penalizes an illegal action by ending the game; the learner's masked
     # distribution (LegalCategorical) must never sample one, so no game ends that way.
-    out = train_rllib(load_rllib_config(None, short_run(tmp_path)))
+    out = first_run
     assert out["global_step"] >= 1024
     assert out["moves_per_second"] > out["steps_per_second"] > 0  # members' moves count too
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -46,16 +57,15 @@ def test_rllib_trains_on_the_batched_runner_and_exports_a_playable_checkpoint(
     assert result.n_games == 4 and (result.winner >= 0).all()
 
 
-def test_a_run_resumes_from_its_rllib_checkpoint(tmp_path: Path) -> None:
-    first = train_rllib(load_rllib_config(None, short_run(tmp_path)))
-    run = first["run_dir"]
+def test_a_run_resumes_from_its_rllib_checkpoint(first_run: dict, tmp_path: Path) -> None:
+    run = first_run["run_dir"]
     progress = json.loads((run / "rllib_progress.json").read_text())
     assert progress == {"iteration": 2, "checkpoint": "rllib_000002"}
     # A save cut short leaves a folder the progress file does not name: it is ignored.
     (run / "rllib_000003").mkdir()
     again = train_rllib(load_rllib_config(None, short_run(tmp_path, iterations=3)), resume=run)
     assert again["run_dir"] == run
-    assert again["global_step"] > first["global_step"]  # counted on from the first run
+    assert again["global_step"] > first_run["global_step"]  # counted on from the first run
     progress = json.loads((run / "rllib_progress.json").read_text())
     assert progress == {"iteration": 3, "checkpoint": "rllib_000003"}
     assert sorted(p.name for p in run.glob("rllib_0*")) == ["rllib_000003"]
