@@ -350,3 +350,31 @@ def test_eval_gives_the_networks_the_threads_asked_for(capsys):
     finally:
         torch.set_num_threads(before)
     assert "champion" in capsys.readouterr().out
+
+
+def test_the_match_functions_run_the_networks_on_one_thread_and_give_torch_back():
+    """``rummy500.evaluate`` (and ``ladder``, ``benchmark``) play with ``torch_threads``
+    threads (default 1, as the programs do) and restore torch's setting after."""
+    import rummy500
+
+    torch = pytest.importorskip("torch")
+
+    class SeesThreads:
+        name = "sees-threads"
+
+        def __init__(self) -> None:
+            self.seen: set[int] = set()
+
+        def act(self, decision):
+            self.seen.add(torch.get_num_threads())
+            return decision.mask.argmax(axis=1)
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        for threads, during in ((1, {1}), (None, {2}), (2, {2})):
+            agent = SeesThreads()
+            rummy500.evaluate([agent, "random"], games=2, torch_threads=threads)
+            assert agent.seen == during and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -55,44 +55,56 @@ def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
 
 
 def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed: int = 0,
-             duplicate: bool = True, batch_size: int = 1024, progress: bool = False) -> dict:
+             duplicate: bool = True, batch_size: int = 1024, progress: bool = False,
+             torch_threads: int | None = 1) -> dict:
     """A fair match between ``agents`` (seats rotated; duplicate deals unless told otherwise):
     the report ``rummy500 eval`` prints, as data (``report["agents"]``: win rates with 95%
     intervals, points per hand; ``report["ratings"]``; ``report["stopped"]``: why an agent
-    ended the match early, or None)."""
+    ended the match early, or None). The agents' networks get ``torch_threads`` threads
+    while it plays, as ``rummy500 eval --torch-threads`` gives them (``None``: torch's own
+    setting); the setting is restored after."""
     from rummy500.eval.arena import play_match
     from rummy500.eval.report import build_report
+    from rummy500.eval.threads import torch_threads as threads
     from rummy_env.core import Rules
 
     rules = rules or Rules()
-    match = play_match(rules, _seated(agents, rules, seed), games, seed=seed,
-                       duplicate=duplicate, batch_size=batch_size, progress=progress)
+    seated = _seated(agents, rules, seed)
+    with threads(torch_threads):
+        match = play_match(rules, seated, games, seed=seed, duplicate=duplicate,
+                           batch_size=batch_size, progress=progress)
     if not match.n_games:
         match.raise_if_stopped("the match")
     return {**build_report(match), "stopped": match.stopped}
 
 
 def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, seed: int = 0,
-           defaults: bool = True, batch_size: int = 1024, progress: bool = False) -> dict:
+           defaults: bool = True, batch_size: int = 1024, progress: bool = False,
+           torch_threads: int | None = 1) -> dict:
     """A duplicate round robin of ``agents`` (with random, casual, sharp and expert unless
     ``defaults`` is False): the report ``rummy500 ladder`` prints, ``report["ladder"]``
-    in rating order."""
+    in rating order (``torch_threads`` as in ``evaluate``)."""
     from rummy500.eval.ladder import DEFAULT_AGENTS, play_ladder
+    from rummy500.eval.threads import torch_threads as threads
     from rummy_env.core import Rules
 
     rules = rules or Rules()
-    entrants = [*(DEFAULT_AGENTS if defaults else ()), *agents]
-    return play_ladder(rules, _seated(entrants, rules, seed), games, seed=seed,
-                       batch_size=batch_size, progress=progress)
+    entrants = _seated([*(DEFAULT_AGENTS if defaults else ()), *agents], rules, seed)
+    with threads(torch_threads):
+        return play_ladder(rules, entrants, games, seed=seed, batch_size=batch_size,
+                           progress=progress)
 
 
 def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
-              progress: bool = False) -> dict:
+              progress: bool = False, torch_threads: int | None = 1) -> dict:
     """The report card of ``agent`` under the benchmark protocol (``rummy500-bench/1``,
     ``rummy500.eval.benchmark``): ``card["elo"]``, ``card["elo_lo"]``, ``card["elo_hi"]``,
-    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote."""
+    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote
+    (``torch_threads`` as in ``evaluate``)."""
     from rummy500.eval.benchmark import RULES
     from rummy500.eval.benchmark import benchmark as run
+    from rummy500.eval.threads import torch_threads as threads
 
     (seated,) = _seated([agent], RULES, 0)
-    return run(seated, level, batch_size=batch_size, progress=progress)
+    with threads(torch_threads):
+        return run(seated, level, batch_size=batch_size, progress=progress)
