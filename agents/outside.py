@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rummy500.agents.base import Agent
+from rummy500.agents.checked import checked
 from rummy_env.core import Rules
 
 PLUGIN_GROUP = "rummy500.agents"
@@ -135,7 +136,8 @@ def python_factory(target: str) -> Callable[[Rules, int], Any]:
 
 def built_by(factory: Callable[[Rules, int], Any], rules: Rules, seed: int, spec: str) -> Agent:
     """The agent ``factory(rules, seed)`` makes, checked: it has ``act``; it gets ``spec`` as
-    its name when it has none."""
+    its name when it has none; its answers are checked at every decision
+    (``rummy500.agents.checked``)."""
     try:
         agent = factory(rules, seed)
     except Exception as e:  # the user's code
@@ -148,7 +150,7 @@ def built_by(factory: Callable[[Rules, int], Any], rules: Rules, seed: int, spec
             agent.name = spec
         except AttributeError:
             raise ValueError(f"{spec}: the agent has no name and takes none") from None
-    return agent
+    return checked(agent)
 
 
 def check_command(command: str) -> None:

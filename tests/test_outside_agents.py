@@ -221,3 +221,75 @@ def test_the_benchmark_rates_an_outside_agent_in_one_json_line(work: Path) -> No
     assert card["elo_lo"] <= card["elo"] <= card["elo_hi"]
     assert set(card["win_rate"]) == {"random", "casual", "sharp", "champion@1", "expert@1"}
     assert card["games"] == 100
+
+
+MISBEHAVING = '''
+class Misbehaves:
+    """Plays the lowest legal id for its first `after` decisions, then misbehaves."""
+
+    def __init__(self, fault, after=0):
+        self.name, self.fault, self.after, self.calls = "misbehaves", fault, after, 0
+
+    def act(self, decision):
+        self.calls += 1
+        good = decision.mask.argmax(axis=1)
+        if self.calls <= self.after:
+            return good
+        if self.fault == "raises":
+            return {}["no such key"]
+        if self.fault == "illegal":
+            return decision.mask.argmin(axis=1)
+        if self.fault == "short":
+            return good[:-1]
+        if self.fault == "floats":
+            return good + 0.5
+        return None
+
+
+def make(fault, after=0):
+    return lambda rules, seed: Misbehaves(fault, after)
+
+
+raises, illegal, short, floats, none = (make(f) for f in
+                                        ("raises", "illegal", "short", "floats", "none"))
+illegal_later = make("illegal", after=400)
+'''
+
+
+@pytest.mark.parametrize(("factory", "words"), [
+    ("raises", ["act raised KeyError", "(misbehaving.py:"]),
+    ("illegal", ["illegal action", "legal: ["]),
+    ("short", ["returned 1 actions for 2 decisions"]),
+    ("floats", ["integer action ids", "float64"]),
+    ("none", ["integer action ids", "NoneType"]),
+])
+def test_an_agent_that_misbehaves_mid_match_stops_it_in_one_line(
+        work: Path, factory: str, words: list[str]) -> None:
+    (work / "misbehaving.py").write_text(MISBEHAVING)
+    done = rummy500("eval", "--agents", f"py:misbehaving:{factory}", "random", "--games", "4",
+                    "--no-progress", cwd=work)
+    assert_one_line(done, "agent misbehaves:", *words, "the match stopped", code=3)
+
+
+def test_the_games_finished_before_an_agent_failed_are_reported(work: Path) -> None:
+    (work / "misbehaving.py").write_text(MISBEHAVING)
+    done = rummy500("eval", "--agents", "py:misbehaving:illegal_later", "random", "--games", "6",
+                    "--batch-size", "1", "--no-progress", cwd=work)
+    line = assert_one_line(done, "illegal action", "reported below", code=3)
+    finished = int(line.split("stopped after ")[1].split()[0])
+    assert 1 <= finished < 6
+    assert f"| misbehaves | {finished} |" in done.stdout
+
+
+def test_an_object_handed_to_evaluate_is_held_to_the_protocol() -> None:
+    import rummy500
+    from rummy500.agents.base import AgentFailure
+
+    class Floats:
+        name = "floats"
+
+        def act(self, decision):
+            return decision.mask.argmax(axis=1) + 0.5
+
+    with pytest.raises(AgentFailure, match="agent floats: act must return integer action ids"):
+        rummy500.evaluate([Floats(), "random"], games=2)

@@ -157,6 +157,36 @@ def test_a_page_seats_only_the_agents_the_server_was_started_with(tmp_path):
         sys.path.remove(str(tmp_path))
 
 
+def test_an_agent_that_fails_is_refused_and_the_game_waits(tmp_path):
+    """An outside agent that raises: the page is told why (502) and the game stays as it was."""
+    (tmp_path / "broken_bot.py").write_text(
+        "class Bot:\n    name = 'broken'\n    def __init__(self, rules, seed):\n        pass\n"
+        "    def act(self, decision):\n        raise RuntimeError('lost my weights')\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        srv = make_server(port=0, records_dir=tmp_path / "records",
+                          agents=["py:broken_bot:Bot", "random"])
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        try:
+            status, view = call(srv, "POST", "/api/games",
+                                {"mode": "watch", "opponents": ["py:broken_bot:Bot", "random"]})
+            assert status == 200, view
+            game = game_of(srv, view["id"])
+            while int(game.state.current_player[0]) != 0:  # the broken agent sits in seat 0
+                status, view = call(srv, "POST", f"/api/games/{view['id']}/advance",
+                                    {"version": view["version"]})
+                assert status == 200, view
+            status, answer = call(srv, "POST", f"/api/games/{view['id']}/advance",
+                                  {"version": view["version"]})
+            assert status == 502 and "act raised RuntimeError: lost my weights" in answer["error"]
+            assert game.version == view["version"]
+        finally:
+            srv.shutdown()
+            srv.server_close()
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
 # --- refusals ------------------------------------------------------------------------
 def test_bad_json_and_bad_fields_are_refused_with_400(server):
     status, answer = call(server, "POST", "/api/games", raw=b"{not json")

@@ -44,12 +44,14 @@ def make_agent(spec: str, rules: Any = None, seed: int = 0) -> Any:
 
 
 def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
-    """Agents from specs or objects, named apart as ``rummy500 eval`` names them."""
+    """Agents from specs or objects (held to the protocol: ``rummy500.agents.checked``),
+    named apart as ``rummy500 eval`` names them."""
+    from rummy500.agents.checked import checked
     from rummy500.eval.arena import distinct_names
     from rummy500.eval.oracle import make_arena_agent
 
-    made = [make_arena_agent(a, rules, seed + 1000 * (i + 1)) if isinstance(a, str) else a
-            for i, a in enumerate(agents)]
+    made = [make_arena_agent(a, rules, seed + 1000 * (i + 1)) if isinstance(a, str)
+            else checked(a) for i, a in enumerate(agents)]
     distinct_names(made, [a if isinstance(a, str) else id(a) for a in agents])
     return made
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy500.agents.base import Agent
+from rummy500.agents.base import Agent, AgentFailure
 from rummy_env.core import (
     BatchRecorder,
     Decision,
@@ -123,7 +123,10 @@ class LiveGame:
                 raise Refusal(409, "it is your turn: the agents wait for your move")
             mask = legal_mask(self.rules, self.state)
             seen = player_view(self.rules, self.state, np.array([to_play]), np.array([0]))
-            action = int(self.agents[to_play].act(Decision(self.rules, mask, seen))[0])
+            try:
+                action = int(self.agents[to_play].act(Decision(self.rules, mask, seen))[0])
+            except AgentFailure as e:  # an agent from outside: the game waits, unchanged
+                raise Refusal(502, str(e)) from None
             self._apply(action)
             return self._view(face_up)
 
