@@ -75,7 +75,12 @@ ROLLOUT_PARAMS = SharpParams(stock_samples=1, candidates=2)
 """The rollout copy of Sharp: one stock sample, two meld candidates (cheaper per move)."""
 
 GUIDES = ("auto", "champion", "sharp")
-"""``auto``: the champion trained for the rules when one ships, else Sharp."""
+"""``auto``: the champion trained for the rules when one ships, else Sharp. A guide may also
+be a trained network of one's own, ``ckpt:PATH`` (``CHECKPOINT_GUIDE``)."""
+
+CHECKPOINT_GUIDE = "ckpt:"
+"""``guide=ckpt:PATH``: the greedy policy of a checkpoint proposes and plays out, as the
+champion does (the search over a network one has trained)."""
 
 RIVALS = ("guide", "mixed")
 """Who plays the other seats in the play-outs (``ExpertBudget.rivals``)."""
@@ -103,7 +108,8 @@ class ExpertBudget:
     """Champion guide: decisions where the policy's likeliest action has at least this
     probability are not searched."""
     guide: str = "auto"
-    """Who proposes and plays out: ``auto``, ``champion`` or ``sharp`` (``GUIDES``)."""
+    """Who proposes and plays out: ``auto``, ``champion``, ``sharp`` (``GUIDES``) or
+    ``ckpt:PATH``."""
     rivals: str = "mixed"
     """Who plays the other seats in the play-outs: ``mixed``, in every other world a fast
     copy of Sharp, so the search weighs a champion guide's choices against two kinds of
@@ -112,7 +118,7 @@ class ExpertBudget:
 
     LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
               "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1), "sure": (0, 1),
-              "guide": GUIDES, "rivals": RIVALS}
+              "guide": (*GUIDES, f"{CHECKPOINT_GUIDE}PATH"), "rivals": RIVALS}
 
     @classmethod
     def parse(cls, options: str) -> ExpertBudget:
@@ -124,8 +130,14 @@ class ExpertBudget:
             if not eq or key not in cls.LIMITS:
                 raise ValueError(f"expert: bad option {item!r}; options are {cls.forms()}")
             kind = type(getattr(cls, key))
+            if key == "guide" and text.lower().startswith(CHECKPOINT_GUIDE):
+                if not text[len(CHECKPOINT_GUIDE):].strip():
+                    raise ValueError("expert: guide=ckpt: needs a path, e.g. "
+                                     "guide=ckpt:runs/RUN/last.pt")
+                values[key] = CHECKPOINT_GUIDE + text[len(CHECKPOINT_GUIDE):].strip()
+                continue
             if kind is str:
-                if text.lower() not in cls.LIMITS[key]:
+                if text.lower() not in (GUIDES if key == "guide" else cls.LIMITS[key]):
                     raise ValueError(f"expert: {key} must be one of "
                                      f"{', '.join(cls.LIMITS[key])}, got {text!r}")
                 values[key] = text.lower()
@@ -143,7 +155,7 @@ class ExpertBudget:
 
     @classmethod
     def forms(cls) -> str:
-        """Every option and what it takes: ``worlds=N, ..., guide=auto|champion|sharp``."""
+        """Every option and what it takes: ``worlds=N, ..., guide=auto|...|ckpt:PATH``."""
         return ", ".join(f"{k}={'|'.join(v) if isinstance(v[0], str) else 'N'}"
                          for k, v in cls.LIMITS.items())
 
@@ -271,6 +283,14 @@ def make_guide(rules: Rules, seed: int, budget: ExpertBudget,
                champion: int | None = None) -> SharpGuide | PolicyGuide:
     """The guide the budget names; ``auto`` takes the champion of these rules (release
     ``champion``, default the latest) when one ships and torch imports, else Sharp."""
+    if budget.guide.startswith(CHECKPOINT_GUIDE):
+        from rummy500.agents.outside import load_checkpoint_agent
+
+        path = budget.guide[len(CHECKPOINT_GUIDE):]
+        try:
+            return PolicyGuide(load_checkpoint_agent(path, rules, seed), budget)
+        except (ValueError, NotImplementedError) as e:
+            raise ValueError(f"expert: guide={e}") from None
     if budget.guide != "sharp":
         try:
             from rummy500.agents.champion import make_champion

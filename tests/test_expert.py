@@ -67,10 +67,14 @@ def test_spec_sets_the_budget():
 @pytest.mark.parametrize("spec, reason", [
     ("expert:worlds=0", "outside"),
     ("expert:worlds=many", "integer"),
-    ("expert:depth=3", r"bad option .* guide=auto\|champion\|sharp, rivals=guide\|mixed"),
+    ("expert:depth=3",
+     r"bad option .* guide=auto\|champion\|sharp\|ckpt:PATH, rivals=guide\|mixed"),
     ("expert:worlds", "bad option"),
     ("expert:trust=x", "number"),
-    ("expert:guide=oracle", "one of auto, champion, sharp"),
+    ("expert:guide=oracle", "one of auto, champion, sharp, ckpt:PATH"),
+    ("expert:guide=guide", "one of auto, champion, sharp, ckpt:PATH"),
+    ("expert:guide=ckpt:", "needs a path"),
+    ("expert:guide=ckpt:no/such/file.pt", "guide=ckpt:no/such/file.pt: no such file"),
     ("expert:sure=2", "outside"),
     ("expert:rivals=crowd", "one of guide, mixed"),
 ])
@@ -91,6 +95,27 @@ def test_the_guide_is_the_champion_where_one_ships_else_sharp():
     with pytest.raises(ValueError, match="guide=champion: champion: trained only for") as e:
         make_agent("expert:guide=champion", three)
     assert "\n" not in str(e.value)
+
+
+def test_a_checkpoint_of_ones_own_can_guide_the_search(tmp_path):
+    """``guide=ckpt:PATH``: the checkpoint's greedy policy proposes and plays out."""
+    import shutil
+
+    from rummy500.agents.champion import champion_checkpoint
+    from rummy500.agents.expert import PolicyGuide
+
+    rules = Rules()
+    path = tmp_path / "mine.pt"
+    shutil.copy(champion_checkpoint(rules)[0], path)
+    expert = make_agent(f"expert:worlds=4,guide=ckpt:{path}", rules)
+    assert isinstance(expert.guide, PolicyGuide)
+    assert expert.guide.policy.name == f"ckpt:{path}"
+    assert expert.name == f"expert:worlds=4,guide=ckpt:{path}"
+    state = init(rules, 3, game_ids=[0, 1])
+    decision = Decision(rules, legal_mask(rules, state),
+                        player_view(rules, state, state.current_player, np.arange(2)))
+    assert np.array_equal(expert.guide.propose(decision)[:, 0],
+                          make_agent("champion", rules).act(decision))
 
 
 def test_the_champion_guide_searches_only_its_doubtful_choices():
