@@ -1,11 +1,12 @@
 """``champion``: the strongest trained policy that ships with the package, by release.
 
 Each champion is a plain checkpoint (``agents/champions/vN/*.pt``, loaded with
-``weights_only=True``) trained for one rules config; the checkpoints of one release
-sit in one folder. ``champion`` is the latest release and ``champion@N`` release N,
-kept so that published numbers stay reproducible after a stronger one ships. Either
-picks the checkpoint made for the rules asked for, and refuses other rules with a
-one-line reason naming what differs.
+``weights_only=True``) trained for one rules config; a release's folder holds the
+checkpoints it retrained, and keeps the earlier release's for the other rules.
+``champion`` is the latest release and ``champion@N`` release N, kept so that
+published numbers stay reproducible after a stronger one ships. Either picks the
+checkpoint made for the rules asked for, and refuses other rules with a one-line
+reason naming what differs.
 """
 
 from __future__ import annotations
@@ -27,13 +28,18 @@ def champion_versions() -> list[int]:
 
 
 def champion_files(version: int | None = None) -> list[Path]:
-    """The checkpoints of release ``version`` (default: the latest), by name."""
+    """The checkpoints of release ``version`` (default: the latest), by name. A release's
+    folder holds the checkpoints it retrained; for the other rules it keeps the newest
+    checkpoint of an earlier release."""
     versions = champion_versions()
     if version is None:
         version = versions[-1] if versions else 0
     if version not in versions:
         return []
-    return sorted((CHAMPIONS / f"v{version}").glob("*.pt"))
+    newest: dict[str, Path] = {}
+    for release in (v for v in versions if v <= version):
+        newest.update((path.stem, path) for path in (CHAMPIONS / f"v{release}").glob("*.pt"))
+    return [newest[name] for name in sorted(newest)]
 
 
 def champion_checkpoint(rules: Rules, version: int | None = None) -> tuple[Path, dict[str, Any]]:

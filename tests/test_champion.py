@@ -58,3 +58,20 @@ def test_the_greedy_champion_plays_its_likeliest_legal_action() -> None:
         assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5) and not probs[~mask].any()
         np.testing.assert_array_equal(agent.act(decision), probs.argmax(axis=1))
         step_inplace(rules, state, sample_legal(mask, rng), mask=mask)
+
+
+def test_a_release_keeps_the_earlier_checkpoints_it_did_not_retrain() -> None:
+    from rummy500.agents.champion import CHAMPIONS, champion_versions
+
+    versions = champion_versions()
+    assert versions and versions[0] == 1
+    for version in versions:
+        files = champion_files(version)
+        releases = {p.stem: int(p.parent.name[1:]) for p in files}
+        assert len(releases) == len(files)  # one checkpoint a rules config
+        for stem, release in releases.items():
+            assert release <= version
+            newer = [v for v in versions if release < v <= version
+                     and (CHAMPIONS / f"v{v}" / f"{stem}.pt").exists()]
+            assert not newer, (stem, release, newer)
+        assert set(releases) >= {p.stem for p in champion_files(versions[0])}
