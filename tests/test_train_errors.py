@@ -174,7 +174,7 @@ def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> N
     (run,) = tmp_path.iterdir()
     trained = read_checkpoint(run / "last.pt")
     assert Rules.from_dict(trained["rules"]) == Rules.preset_named("web")
-    _, champion = champion_checkpoint(Rules.from_dict({"players": 2}))
+    _, champion = champion_checkpoint(Rules.from_dict({"players": 2}), 1)
     moved = max(float((trained["state_dict"][k] - v).abs().max())
                 for k, v in champion["state_dict"].items())
     assert 0 < moved < 0.01
