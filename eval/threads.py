@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+MATCH_THREADS = 1
+"""The threads the match programs and functions give the agents' networks by default."""
+
 
 @contextmanager
 def torch_threads(threads: int | None) -> Iterator[None]:

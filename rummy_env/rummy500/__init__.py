@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rummy500.eval.threads import MATCH_THREADS
+
 __all__ = ["benchmark", "evaluate", "ladder", "make_agent"]
 
 
@@ -58,7 +60,7 @@ def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
 
 def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed: int = 0,
              duplicate: bool = True, batch_size: int = 1024, progress: bool = False,
-             torch_threads: int | None = 1) -> dict:
+             torch_threads: int | None = MATCH_THREADS) -> dict:
     """A fair match between ``agents`` (seats rotated; duplicate deals unless told otherwise):
     the report ``rummy500 eval`` prints, as data (``report["agents"]``: win rates with 95%
     intervals, points per hand; ``report["ratings"]``; ``report["stopped"]``: why an agent
@@ -82,7 +84,7 @@ def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed
 
 def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, seed: int = 0,
            defaults: bool = True, batch_size: int = 1024, progress: bool = False,
-           torch_threads: int | None = 1) -> dict:
+           torch_threads: int | None = MATCH_THREADS) -> dict:
     """A duplicate round robin of ``agents`` (with random, casual, sharp and expert unless
     ``defaults`` is False): the report ``rummy500 ladder`` prints, ``report["ladder"]``
     in rating order (``torch_threads`` as in ``evaluate``)."""
@@ -98,7 +100,7 @@ def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, s
 
 
 def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
-              progress: bool = False, torch_threads: int | None = 1) -> dict:
+              progress: bool = False, torch_threads: int | None = MATCH_THREADS) -> dict:
     """The report card of ``agent`` under the benchmark protocol (``rummy500-bench/1``,
     ``rummy500.eval.benchmark``): ``card["elo"]``, ``card["elo_lo"]``, ``card["elo_hi"]``,
     ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote

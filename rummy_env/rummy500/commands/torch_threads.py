@@ -1,9 +1,7 @@
 """``--torch-threads``: the threads the agents' networks get in the match programs.
 
-An arena's batches are a few hundred rows, where torch's default of one thread
-per core gains little and contends with the engine (and with any other job) for
-the same cores, so one thread is the default there (the benchmarks page has the
-measurements).
+One by default, for the reason ``rummy500.eval.threads`` gives; a program sets it
+for its whole run, where the Python functions set it for the call.
 """
 
 from __future__ import annotations
@@ -12,12 +10,14 @@ import argparse
 import sys
 
 from rummy500.commands.arg_checks import positive_int
+from rummy500.eval.threads import MATCH_THREADS
 
 
 def add_torch_threads_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--torch-threads", type=positive_int, default=1, metavar="N",
-                        help="threads for the agents' networks (default 1: the batches are "
-                             "small, and more threads contend with the engine)")
+    parser.add_argument("--torch-threads", type=positive_int, default=MATCH_THREADS,
+                        metavar="N",
+                        help=f"threads for the agents' networks (default {MATCH_THREADS}: the "
+                             "batches are small, and more threads contend with the engine)")
 
 
 def apply_torch_threads(threads: int) -> None:
