@@ -1,7 +1,7 @@
 """MkDocs hook: lay out the import names for the API reference before the build.
 
-The repository keeps its fixed folders (``agents/``, ``train/``, ...) and
-pyproject.toml maps them onto the import names (``rummy500.agents``, ...). The
+The repository keeps its fixed folders (``agents/``, ``train/``, ...) beside the
+top-level ``rummy500/`` and pyproject.toml maps them under it (``rummy500.agents``, ...). The
 reference generator reads sources by import name from folders, so this hook
 mirrors the mapping as links under ``build/api_sources`` (one link per folder, a
 real folder only where a package holds mapped subpackages) and the Python handler
@@ -24,8 +24,9 @@ TREE = ROOT / "build" / "api_sources"
 
 
 def lay_out() -> None:
-    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "package-dir"]
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping = {name: name for name in setuptools["packages"] if "." not in name}
+    mapping |= setuptools["package-dir"]
     shutil.rmtree(TREE, ignore_errors=True)
     for name, folder in sorted(mapping.items()):
         target = TREE.joinpath(*name.split("."))

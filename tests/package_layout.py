@@ -16,12 +16,13 @@ else:  # pragma: no cover - the test extra installs tomli on Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 _SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-PACKAGE_DIRS: dict[str, Path] = {name: ROOT / folder
-                                 for name, folder in _SETUPTOOLS["package-dir"].items()}
-"""Import name of each mapped package -> its folder in the repository."""
 PACKAGES: list[str] = list(_SETUPTOOLS["packages"])
 """Every package the wheel installs."""
 TOP_LEVEL = sorted({name.split(".")[0] for name in PACKAGES})
+PACKAGE_DIRS: dict[str, Path] = {name: ROOT / name for name in TOP_LEVEL} | {
+    name: ROOT / folder for name, folder in _SETUPTOOLS["package-dir"].items()}
+"""Import name of each top-level or mapped package -> its folder in the repository (a
+top-level package lives in the folder of its own name)."""
 
 
 def module_name(path: Path) -> str:

@@ -1,7 +1,7 @@
 """Every ``>>>`` example in the package's docstrings runs and gives what it shows.
 
 The modules are imported by their installed names (``rummy500.agents.sharp``,
-not ``rummy500.agents.sharp``), so the examples run against the package a user gets.
+not ``agents.sharp`` from the folder), so the examples run against the package a user gets.
 """
 
 from __future__ import annotations
