@@ -2,8 +2,11 @@
 
 The model plays each decision from the seat's flat observation (``encode`` of its
 view, exactly what ``Rummy500-v1`` gives) with the legal mask applied, its most
-likely move (``sb3[sample]:PATH`` samples instead). A model saved for other rules
-or another observation version has other spaces: it is refused, naming what differs.
+likely move (``sb3[sample]:PATH`` samples instead). A model whose archive carries the
+rules it was trained under (``stamp_rules``, agents/sb3_rules.py) is refused under
+other rules, naming the flags that differ; an unstamped one is checked by its spaces
+only, which tells another observation version or seat count but not rules that share
+the spaces (``web`` and ``standard`` do).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rummy500.agents.sb3_rules import rules_mismatch
 from rummy_env.core import Decision, Rules, action_layout, encode, obs_layout, observation_bounds
 
 
@@ -61,6 +65,9 @@ class SB3Agent:
         if not is_sb3_archive(path):
             raise ValueError(f"sb3:{path}: not a Stable-Baselines3 model archive (a .zip "
                              "written by model.save)")
+        problem = rules_mismatch(path, rules)  # the stamp of agents/sb3_rules.py, if any
+        if problem:
+            raise ValueError(f"sb3:{path}: {problem}")
         try:
             self.model = MaskablePPO.load(path, device="cpu")
         except Exception as e:  # an archive of another algorithm or version

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-bash scripts/install.sh || exit 1
+bash scripts/install_test_deps.sh || exit 1
 "$PY" -m ruff check . || exit 1
 "$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@"
 status=$?

@@ -209,6 +209,20 @@ def test_a_maskable_ppo_model_plays_as_sb3(work: Path) -> None:
     assert sampled.returncode == 0, sampled.stderr
     assert_one_line(rummy500("eval", "--agents", "sb3:maskable.zip", "random", "--players", "3",
                              cwd=work), "other rules or another observation version")
+    # web and standard share the spaces: only the rules stamped into the archive tell them.
+    unstamped = rummy500("eval", "--agents", "sb3:maskable.zip", "random", "--games", "2",
+                         "--preset", "web", "--no-progress", cwd=work)
+    assert unstamped.returncode == 0, unstamped.stderr
+    subprocess.run([sys.executable, "-c", "import gymnasium, rummy_env\n"
+                    "from rummy500.agents.sb3_rules import stamp_rules\n"
+                    "stamp_rules('maskable.zip', gymnasium.make('Rummy500-v1').unwrapped.rules)"],
+                   cwd=work, check=True, timeout=120)
+    assert_one_line(rummy500("eval", "--agents", "sb3:maskable.zip", "random", "--preset",
+                             "web", cwd=work), "trained under other rules",
+                    "ace_high True (here False)", "dig True (here False)")
+    stamped = rummy500("eval", "--agents", "sb3:maskable.zip", "random", "--games", "2",
+                       "--no-progress", cwd=work)
+    assert stamped.returncode == 0 and "| sb3:maskable.zip | 2 |" in stamped.stdout
 
 
 def test_the_benchmark_rates_an_outside_agent_in_one_json_line(work: Path) -> None:

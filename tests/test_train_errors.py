@@ -26,11 +26,11 @@ from rummy500.train.plots import resume_times
 from rummy500.train.rllib_backend import load_rllib_config
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["num_envs=4", "num_steps=8", "eval_every=0", "arch_kwargs={hidden: [16]}",
+TINY = ["num_envs=4", "num_steps=8", "eval_every=0", "eval_games=2", "arch_kwargs={hidden: [16]}",
         "opponents=[random, casual]", "self_play=0.3", "snapshot_every=1", "max_snapshots=2",
         "checkpoint_every=1", "progress=false", "torch_threads=1"]
 """The smallest run that still exercises the league, snapshots and checkpoints (32 steps an
-update)."""
+update; the closing evaluation plays two games against each evaluation opponent)."""
 
 
 def cli(*args: str) -> list[str]:
@@ -282,8 +282,11 @@ def test_four_players_train_at_mixed_tables_and_the_suggested_eval_runs(tmp_path
     assert tables.shape == (4, 4) and ((tables == -1).sum(dim=1) == 1).all()
     assert [m["name"] for m in state["league"]] == ["random", "casual"]
     # The command printed to play the result names the run's rules and fills every seat.
-    suggested = done.stdout.split("(play it: ")[1].split(")")[0].split()
+    (suggested,) = [line.split() for line in done.stdout.splitlines()
+                    if line.startswith("  rummy500 eval ")]
     assert suggested[:2] == ["rummy500", "eval"] and suggested.count("sharp") == 3
+    assert suggested[-3:] == ["--games", "400", "--duplicate"]
+    suggested = suggested[:-3]
     played = subprocess.run([sys.executable, "-m", "rummy500.cli", *suggested[1:],
                              "--games", "4", "--no-progress"], cwd=ROOT, capture_output=True,
                             text=True, timeout=300)
@@ -305,7 +308,8 @@ def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> Non
     assert proc.returncode == 128 + sig, (proc.returncode, err[-3000:])
     assert "Traceback" not in err, err[-3000:]
     (run,) = tmp_path.iterdir()
-    assert f"resume with: rummy500 train --resume {run}" in out
+    assert f"run ended: stopped by {sig.name} at step" in out
+    assert "evaluation at step" in out and f"rummy500 train --resume {run}" in out
     assert not list(run.glob("step_*.pt")), "keep_checkpoints=0 writes no numbered checkpoint"
     step = read_checkpoint(run / "last.pt")["global_step"]
     assert 0 < step < 100_000_000 and step % 32 == 0
@@ -314,6 +318,20 @@ def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> Non
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
         assert read_checkpoint(run / "last.pt")["global_step"] == step + 64
+
+
+def test_a_run_stopped_by_max_minutes_says_so_and_still_evaluates(tmp_path: Path) -> None:
+    done = subprocess.run(cli(*TINY, "total_steps=100000000", "max_minutes=0.05",
+                              "eval_opponents=[random, casual]", f"run_dir={tmp_path}"),
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = tmp_path.iterdir()
+    out = done.stdout
+    assert "run ended: max_minutes=0.05 reached at step" in out, out
+    assert "of 100,000,000" in out and f"rummy500 train --resume {run}" in out
+    for opponent in ("random", "casual"):
+        assert f"  vs {opponent}: win rate " in out, out
+    assert (run / "learning_curves.png").is_file() and f"plot         {run}" in out
 
 
 def test_a_diverging_run_stops_in_one_line_before_writing(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def test_every_python_folder_of_the_checkout_ships() -> None:
     """A new folder of modules must be added to pyproject.toml's packages, or it would be
     left out of the wheel."""
     shipped = {path.resolve() for path in source_files()}
-    for folder in ("rummy_env", "agents", "train", "eval", "configs"):
+    for folder in ("rummy_env", "rummy500", "agents", "train", "eval", "configs"):
         for path in (ROOT / folder).rglob("*.py"):
             assert path.resolve() in shipped, f"{path.relative_to(ROOT)} is not packaged"
 
@@ -70,7 +70,7 @@ def test_the_installed_wheel_runs_the_quick_start_beside_a_users_own_folders(
     venv.create(env, with_pip=True)
     python, rummy500 = env / "bin" / "python", env / "bin" / "rummy500"
     run(python, "-m", "pip", "install", "-q", TORCH, cwd=tmp_path)
-    run(python, "-m", "pip", "install", "-q", wheel, TORCH, cwd=tmp_path)
+    run(python, "-m", "pip", "install", "-q", f"{wheel}[plots]", TORCH, cwd=tmp_path)
     top_level = run(python, "-c", "import importlib.metadata as m; print(sorted({f.parts[0] "
                     "for f in m.distribution('rummy500').files if f.suffix == '.py'}))",
                     cwd=tmp_path)
@@ -89,11 +89,23 @@ def test_the_installed_wheel_runs_the_quick_start_beside_a_users_own_folders(
         "from rummy500.train.config import load_config\n"
         "assert load_config('quickstart').exp_name == 'quickstart'\n"
         "import gymnasium; gymnasium.make('Rummy500-v1')", cwd=work)
-    trained = run(rummy500, "train", "--config", "quickstart", "total_steps=4096",
-                  "num_envs=32", "num_steps=64", "eval_every=1", "eval_games=2", "progress=false",
+    trained = run(rummy500, "train", "--config", "quickstart", "total_steps=5000",
+                  "num_envs=32", "num_steps=64", "eval_games=4", "progress=false",
                   "rules.target=100", "run_dir=runs", cwd=work)
-    assert "checkpoint:" in trained
-    assert list((work / "runs").glob("*/last.pt")) and list((work / "runs").glob("*/events.*"))
+    (run_dir,) = (work / "runs").iterdir()
+    # The closing summary: the rounded budget said, why it stopped, the closing evaluation
+    # against the recipe's opponents with intervals, the files and the next commands.
+    assert "total_steps=5,000 runs as 4,096" in trained
+    assert "run ended: its steps were done at step 4,096 of 4,096" in trained
+    assert re.search(r"evaluation at step 4,096 \(4 duplicate games each", trained)
+    for opponent in ("casual", "sharp"):
+        assert re.search(rf"vs {opponent}: win rate \d+\.\d%( \(\d+\.\d%-\d+\.\d%\))",
+                         trained), trained
+    plot = run_dir / "learning_curves.png"
+    for path in (run_dir / "last.pt", run_dir / "best.pt", plot):
+        assert str(path.relative_to(work)) in trained and path.is_file(), path
+    assert plot.stat().st_size > 10_000 and list(run_dir.glob("events.*"))
+    assert "rummy500 eval --agents ckpt:runs/" in trained and "rummy500 benchmark" in trained
     match = run(python, "-m", "rummy500.cli", "eval", "--agents", "champion", "sharp",
                 "--games", "4", cwd=work)  # -m: the folder, decoys and all, is on sys.path
     assert "champion" in match and "sharp" in match

@@ -122,11 +122,13 @@ class TrainConfig:
     max_snapshots: int = 5
     """Snapshots kept in the league; the oldest leaves first."""
     eval_every: int = 10
-    """Evaluate against each of ``eval_opponents`` every this many updates (0: never)."""
+    """Evaluate against each of ``eval_opponents`` every this many updates (0: only the
+    closing evaluation, which every run ends with)."""
     eval_games: int = 100
     """Games against each evaluation opponent (duplicate deals)."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
-    """Agents the learner is evaluated against (agents/registry.py names)."""
+    """Agents the learner is evaluated against (agents/registry.py names); an empty list:
+    no evaluation at all, not even the closing one."""
     checkpoint_every: int = 10
     """Write ``last.pt`` every this many updates (and at the end)."""
     keep_checkpoints: int = 3
@@ -163,7 +165,8 @@ class TrainConfig:
 
     @property
     def num_updates(self) -> int:
-        """Updates of the run: ``total_steps`` in whole rollouts (at least one)."""
+        """Updates of the run: ``total_steps`` in whole rollouts, rounded down (at least one;
+    ``rummy500 train`` says so when this changes the budget)."""
         return max(1, self.total_steps // self.batch_per_update)
 
     @property

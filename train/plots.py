@@ -3,8 +3,10 @@
     python -m rummy500.train.plots runs/<run_name>     # writes runs/<run_name>/learning_curves.png
 
 Top: the learner's win rate against each evaluation opponent, with its 95%
-interval as a band, over agent-steps (wall-clock minutes on the top axis).
-Below: each loss and statistic on its own panel and scale, raw and smoothed.
+interval as a band, over agent-steps (wall-clock minutes on the top axis); a run
+with no evaluation yet shows its returns there instead. Below: the returns, the
+speed and each loss on its own panel and scale, raw and smoothed: whatever the
+run has logged.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
+PLOTS_EXTRA = "pip install 'rummy500[plots]'"
+"""How to get matplotlib, the one thing the figures need beyond the package."""
+
+RETURN_TAGS = ("charts/episodic_return", "charts/hand_return")
+"""The learner's returns, drawn on top when a run has no evaluation yet."""
+
 LOSS_PANELS = (
+    ("charts/hand_return", "return per hand", "linear"),
+    ("charts/episodic_return", "return per game", "linear"),
+    ("charts/SPS", "agent-steps per second", "linear"),
     ("losses/policy_loss", "policy loss", "linear"),
     ("losses/value_loss", "value loss", "log"),
     ("losses/entropy", "entropy", "linear"),
@@ -24,6 +35,10 @@ LOSS_PANELS = (
     ("losses/clipfrac", "clip fraction", "linear"),
     ("losses/explained_variance", "explained variance", "linear"),
 )
+
+
+class MissingMatplotlib(ImportError):
+    """matplotlib is not installed: the message says how to install it."""
 
 
 def read_scalars(run_dir: str | Path) -> dict[str, list[tuple[int, float, float]]]:
@@ -86,22 +101,8 @@ def _series(scalars: dict, tag: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return steps, values, wall
 
 
-def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
-    """Write the figure described in the module docstring; returns its path."""
-    from matplotlib.figure import Figure  # no pyplot: a notebook's backend stays its own
-
-    if not Path(run_dir).is_dir():
-        raise ValueError(f"{run_dir}: no such run folder")
-    scalars = read_scalars(run_dir)
-    win_tags = sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate"))
-    if not win_tags:
-        raise ValueError(f"{run_dir}: no eval/*/win_rate scalars to plot")
-    panels = [p for p in LOSS_PANELS if p[0] in scalars]
-    cols = 3
-    rows = 1 + -(-len(panels) // cols)
-    fig = Figure(figsize=(13, 3.6 * rows))
-    grid = fig.add_gridspec(rows, cols, height_ratios=[1.4] + [1] * (rows - 1))
-    top = fig.add_subplot(grid[0, :])
+def _draw_win_rates(top, scalars: dict, win_tags: list[str]) -> None:
+    """The learner's win rate against each evaluation opponent, its interval as a band."""
     for tag in win_tags:
         steps, rate, wall = _series(scalars, tag)
         label = tag.split("/")[1].replace("vs_", "vs ")
@@ -116,9 +117,49 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     top.set(title="learner win rate, duplicate games (band: 95% interval)",
             xlabel="agent steps", ylabel="win rate", ylim=(0, 1.02))
     top.legend(loc="lower right", ncol=min(4, len(win_tags)), fontsize=9)
+
+
+def _draw_returns(top, scalars: dict) -> None:
+    """The learner's returns, raw and smoothed, for a run with no evaluation yet."""
+    for tag in RETURN_TAGS:
+        if tag in scalars:
+            steps, values, _ = _series(scalars, tag)
+            raw, = top.plot(steps, values, alpha=0.25, lw=0.8)
+            top.plot(steps, smooth(values), color=raw.get_color(), lw=1.6,
+                     label=tag.split("/")[1].replace("_", " "))
+    top.set(title="learner return (no evaluation yet: they come every eval_every updates "
+            "and at the end)", xlabel="agent steps", ylabel="return")
+    if top.get_legend_handles_labels()[0]:
+        top.legend(loc="lower right", fontsize=9)
+
+
+def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
+    """Write the figure described in the module docstring; returns its path."""
+    try:  # no pyplot: a notebook's backend stays its own
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise MissingMatplotlib(f"drawing the curves needs matplotlib: {PLOTS_EXTRA}") from None
+
+    if not Path(run_dir).is_dir():
+        raise ValueError(f"{run_dir}: no such run folder")
+    scalars = read_scalars(run_dir)
+    win_tags = sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate"))
+    panels = [p for p in LOSS_PANELS if p[0] in scalars]
+    if not win_tags and not panels:
+        raise ValueError(f"{run_dir}: no TensorBoard scalars to plot yet")
+    cols = 3
+    rows = 1 + -(-len(panels) // cols)
+    fig = Figure(figsize=(13, 3.6 * rows))
+    grid = fig.add_gridspec(rows, cols, height_ratios=[1.4] + [1] * (rows - 1))
+    top = fig.add_subplot(grid[0, :])
+    if win_tags:
+        _draw_win_rates(top, scalars, win_tags)
+    else:
+        _draw_returns(top, scalars)
     # Minutes of running since the run's first scalar, read off the densest series (one
     # per update); a stop and resume's pause is left out.
-    at, _, wall = _series(scalars, "charts/SPS" if "charts/SPS" in scalars else win_tags[0])
+    densest = max(scalars, key=lambda tag: len(scalars[tag]))
+    at, _, wall = _series(scalars, "charts/SPS" if "charts/SPS" in scalars else densest)
     first = min(w for events in scalars.values() for _, _, w in events)
     minutes = running_minutes(np.concatenate([[first], wall]), resume_times(run_dir))[1:]
     if at.size > 1 and np.all(np.diff(at) > 0) and np.all(np.diff(minutes) > 0):
@@ -156,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or Path(args.run_dir) / "learning_curves.png"
     try:
         print(plot_learning_curves(args.run_dir, out))
-    except ValueError as e:
+    except (ValueError, MissingMatplotlib) as e:
         parser.error(str(e))
     return 0
 

@@ -23,11 +23,15 @@ mean evaluation win rate) and the last few numbered ones; each also holds what a
 resumed run needs to go on as the same run (train/resume.py). ``resume``
 continues a run from its ``last.pt`` after the checks of train/resume.py. On
 SIGINT or SIGTERM the update under way finishes, ``last.pt`` is saved and the
-result says which signal stopped the run (train/interrupt.py).
+result says which signal stopped the run (train/interrupt.py). However a run ends (its
+steps done, ``max_minutes``, a signal), it closes with an evaluation against its
+``eval_opponents`` and draws its learning curves (``learning_curves.png``, train/plots.py)
+where matplotlib is installed.
 """
 
 from __future__ import annotations
 
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,8 +64,8 @@ from .warm_start import initial_weights
 
 @dataclass
 class TrainResult:
-    """What a run did: its folder, steps, updates, speed, last evaluation and, when a signal
-    stopped it early, that signal's number."""
+    """What a run did: its folder, steps, updates, speed, closing evaluation, why it ended
+    (with the signal's number when a signal stopped it) and its plot."""
 
     run_dir: Path
     global_step: int
@@ -71,6 +75,18 @@ class TrainResult:
     stopped_by: int | None = None
     games_finished: int = 0
     """Games played to their end in this process (``charts/episodic_return`` logs them)."""
+    stop_reason: str = ""
+    """Why the run ended: its steps were done, ``max_minutes`` was reached, or a signal."""
+    planned_steps: int = 0
+    """Agent-steps the config asked for, in whole rollouts."""
+    eval_step: int = -1
+    """Agent-step of ``last_eval`` (the closing evaluation), -1 when none ran."""
+    seconds: float = 0.0
+    """Wall time of this process's part of the run."""
+    plot: Path | None = None
+    """The learning curves drawn at the end (``learning_curves.png``), None without one."""
+    plot_missing: str = ""
+    """Why ``plot`` is None."""
 
 
 def pick_device(name: str) -> torch.device:
@@ -271,7 +287,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     start_time, start_step = time.time(), run.global_step
     bar = tqdm(total=cfg.planned_steps, initial=run.global_step, unit="step",
                disable=not cfg.progress, dynamic_ncols=True)
-    update, games_finished = first_update - 1, 0
+    update, games_finished, eval_step = first_update - 1, 0, -1
     with StopOnSignal() as stop, writer, bar:
         for update in range(first_update, cfg.num_updates + 1):
             if cfg.anneal_lr:
@@ -305,21 +321,20 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 snapshot = f"snapshot_{update}"
                 run.league.add(snapshot, run.frozen_member(snapshot, run.policy.state_dict(),
                                                            cfg.seed + update), is_snapshot=True)
-            if cfg.eval_every and (update % cfg.eval_every == 0 or update == cfg.num_updates):
-                with clock("evaluation"):
-                    last_eval = evaluate(run.rules, run.policy, cfg.eval_opponents,
-                                         cfg.eval_games, seed=cfg.seed + 10_000 + update,
-                                         device=run.device)
-                for opponent, result in last_eval.items():
-                    for key, value in result.items():
-                        writer.add_scalar(f"eval/vs_{opponent}/{key}", value, run.global_step)
-                score = float(np.mean([r["win_rate"] for r in last_eval.values()]))
-                if score > run.best_score:
-                    run.best_score = score
-                    run.save(run.run_dir / "best.pt", update)
             out_of_time = cfg.max_minutes and time.time() - start_time > 60 * cfg.max_minutes
-            stopping = stop.requested or out_of_time
-            if update % cfg.checkpoint_every == 0 or update == cfg.num_updates or stopping:
+            stopping = stop.requested or bool(out_of_time)
+            final = stopping or update == cfg.num_updates
+            if stopping:  # kept even if a second signal cuts the closing evaluation short
+                run.save(run.run_dir / "last.pt", update)
+            periodic = cfg.eval_every and update % cfg.eval_every == 0
+            if cfg.eval_opponents and (final or periodic):
+                if final:
+                    bar.set_postfix_str("closing evaluation against "
+                                        + ", ".join(cfg.eval_opponents))
+                with clock("evaluation"):
+                    last_eval = evaluate_and_log(run, update, writer)
+                eval_step = run.global_step
+            if update % cfg.checkpoint_every == 0 or final:
                 run.save(run.run_dir / "last.pt", update)
             if cfg.keep_checkpoints and (update % cfg.checkpoint_every == 0
                                          or update == cfg.num_updates):
@@ -333,9 +348,47 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             if stopping:
                 break
 
+    if stop.requested:
+        stop_reason = f"stopped by {signal.Signals(stop.signal_number).name}"
+    elif run.global_step < cfg.planned_steps:
+        stop_reason = f"max_minutes={cfg.max_minutes:g} reached"
+    else:
+        stop_reason = "its steps were done"
     return TrainResult(run.run_dir, run.global_step, update,
                        (run.global_step - start_step) / max(1e-9, time.time() - start_time),
-                       last_eval, stop.signal_number, games_finished)
+                       last_eval, stop.signal_number, games_finished, stop_reason,
+                       cfg.planned_steps, eval_step, time.time() - start_time,
+                       *draw_curves(run.run_dir))
+
+
+def evaluate_and_log(run: Run, update: int, writer: Any) -> dict[str, dict[str, float]]:
+    """Play the learner against each evaluation opponent (train/evaluation.py), log the
+    results under ``eval/vs_<name>/`` and keep ``best.pt`` when the mean win rate is the
+    best so far."""
+    cfg = run.cfg
+    results = evaluate(run.rules, run.policy, cfg.eval_opponents, cfg.eval_games,
+                       seed=cfg.seed + 10_000 + update, device=run.device)
+    for opponent, result in results.items():
+        for key, value in result.items():
+            writer.add_scalar(f"eval/vs_{opponent}/{key}", value, run.global_step)
+    score = float(np.mean([r["win_rate"] for r in results.values()]))
+    if score > run.best_score:
+        run.best_score = score
+        run.save(run.run_dir / "best.pt", update)
+    return results
+
+
+def draw_curves(run_dir: Path) -> tuple[Path | None, str]:
+    """(the learning-curve figure written in the run folder, "") or (None, why not): a
+    run's plot is drawn at its end when matplotlib is installed (the ``plots`` extra)."""
+    from .plots import MissingMatplotlib, plot_learning_curves
+
+    try:
+        return plot_learning_curves(run_dir, run_dir / "learning_curves.png"), ""
+    except MissingMatplotlib as e:
+        return None, str(e)
+    except ValueError as e:  # nothing logged yet to draw
+        return None, str(e)
 
 
 def collect_rollout(run: Run, buf: Rollout, clock: StageTimer, writer: Any) -> int:

@@ -12,12 +12,16 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rummy500.commands.arg_checks import CommandParser, output_dir_problem
 from rummy500.commands.rules_args import rules_command_line
 from rummy500.train.config import load_config, recipe_names, recipe_path
 from rummy500.train.config_checks import ConfigError
 from rummy_env.core import Rules
+
+if TYPE_CHECKING:
+    from rummy500.train.ppo import TrainResult
 
 USAGE_ERROR = 2
 """Exit code of a refused setting or resume."""
@@ -86,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
             check_run_dir(cfg.run_dir)
         from rummy500.train.ppo import TrainingDiverged, train
 
+        if cfg.planned_steps != cfg.total_steps:
+            print(f"total_steps={cfg.total_steps:,} runs as {cfg.planned_steps:,}: "
+                  f"{cfg.num_updates} whole rollouts of num_envs x num_steps = "
+                  f"{cfg.batch_per_update:,} agent-steps")
         result = train(cfg, resume=args.resume)
     except ConfigError as e:
         return _fail(str(e))
@@ -100,25 +108,50 @@ def main(argv: list[str] | None = None) -> int:
         print("rummy500 train: stopped at once; the checkpoints already written are kept",
               file=sys.stderr)
         return 130
-    if result.stopped_by is not None:
-        print(f"stopped at step {result.global_step:,}: saved {result.run_dir / 'last.pt'}; "
-              f"resume with: rummy500 train --resume {shlex.quote(str(result.run_dir))}")
-        return 128 + result.stopped_by
-    print(f"run: {result.run_dir}  steps: {result.global_step:,}  "
-          f"updates: {result.updates}  SPS: {result.steps_per_second:,.0f}")
+    print(closing_summary(result, Rules.from_dict(cfg.rules)))
+    return 0 if result.stopped_by is None else 128 + result.stopped_by
+
+
+def closing_summary(result: TrainResult, rules: Rules) -> str:
+    """What a finished run tells its user: why it stopped, the closing evaluation with its
+    intervals, where its files are, and the commands to go on with."""
+    run_dir, last = result.run_dir, result.run_dir / "last.pt"
+    minutes = result.seconds / 60
+    lines = [f"run ended: {result.stop_reason} at step {result.global_step:,} of "
+             f"{result.planned_steps:,} ({result.updates} updates, {minutes:.1f} minutes, "
+             f"{result.steps_per_second:,.0f} agent-steps/s)"]
+    if result.last_eval:
+        games = int(next(iter(result.last_eval.values()))["games"])
+        lines.append(f"evaluation at step {result.eval_step:,} ({games} duplicate games "
+                     "each, greedy play, 95% interval by deal):")
+        lines += [f"  vs {name}: win rate {s['win_rate']:.1%} ({s['win_lo']:.1%}-"
+                  f"{s['win_hi']:.1%}), points/hand {s['points_per_hand']:+.1f}"
+                  for name, s in result.last_eval.items()]
+    else:
+        lines.append("evaluation: none (eval_opponents is empty)")
     if result.games_finished == 0:
-        moves = result.global_step // cfg.num_envs
-        print(f"  no game finished yet, so charts/episodic_return is empty: a game to "
-              f"{Rules.from_dict(cfg.rules).target} takes several hundred moves and each game "
-              f"of this run made about {moves:,}; charts/hand_return shows the hands")
-    for name, stats in result.last_eval.items():
-        print(f"  vs {name}: win rate {stats['win_rate']:.3f}, "
-              f"points/hand {stats['points_per_hand']:+.1f} ({stats['games']:.0f} games)")
-    last = result.run_dir / "last.pt"
-    print(f"checkpoint: {last}  (play it: {eval_command(last, Rules.from_dict(cfg.rules))})")
-    if (result.run_dir / "best.pt").exists():  # written by evaluations; none without them
-        print("  best.pt beside it: the checkpoint the run's evaluations rated highest")
-    return 0
+        moves = result.global_step // max(1, result.updates)
+        lines.append(f"  no game finished yet, so charts/episodic_return is empty: a game to "
+                     f"{rules.target} takes several hundred moves; charts/hand_return shows "
+                     f"the hands ({moves:,} agent-steps per update)")
+    lines += ["files:", f"  last.pt      {last}"]
+    if (run_dir / "best.pt").exists():
+        lines.append(f"  best.pt      {run_dir / 'best.pt'}  (the evaluations' best)")
+    lines.append(f"  TensorBoard  {run_dir}  (tensorboard --logdir {run_dir.parent})")
+    lines.append(f"  plot         {result.plot}" if result.plot is not None
+                 else f"  plot         none: {result.plot_missing}")
+    ckpt = shlex.quote(f"ckpt:{last}")
+    lines += ["next:", f"  {eval_command(last, rules)} --games 400 --duplicate"]
+    if result.stopped_by is not None or result.global_step < result.planned_steps:
+        lines.append(f"  rummy500 train --resume {shlex.quote(str(run_dir))}"
+                     "      # go on to its total_steps")
+    from rummy500.eval.benchmark import RULES as BENCHMARK_RULES
+
+    if rules == BENCHMARK_RULES:  # the protocol's rules: a run under others is not offered it
+        lines.append(f"  rummy500 benchmark {ckpt}")
+    lines += [f"  python -m rummy500.train.plots {shlex.quote(str(run_dir))}",
+              f"  rummy500 serve --agents {ckpt} sharp      # play it in the browser"]
+    return "\n".join(lines)
 
 
 def _show_recipes(name: str | None) -> int:
