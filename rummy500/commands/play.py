@@ -20,6 +20,7 @@ import numpy as np
 
 from rummy500.agents.base import Agent
 from rummy500.agents.registry import SPEC_FORMS, make_agent
+from rummy500.agents.rules_words import counted
 from rummy500.commands.arg_checks import CommandParser, check_output_file, seed_number
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.train.interrupt import STOP_SIGNALS
@@ -57,12 +58,12 @@ def render_for_seat(rules: Rules, state: State, seat: int, names: list[str]) -> 
         s = (seat + k) % p
         known = view.known[0, k]
         extra = f", known to hold {_cards(known)}" if known.any() and k else ""
-        lines.append(f"  {names[s]:<18} {int(view.hand_sizes[0, k]):>2} cards{extra}   "
+        lines.append(f"  {names[s]:<18} {counted(int(view.hand_sizes[0, k]), 'card'):>8}{extra}   "
                      f"total {int(view.totals[0, k]):>5}   "
                      f"on table {int(view.table_points[0, k]):>4}")
     size = int(view.pile_size[0])
     pile = "  ".join(f"{card_text(int(view.pile[0, i]))}({size - i})" for i in range(size))
-    lines.append(f"  stock: {int(view.stock_size[0])} cards")
+    lines.append(f"  stock: {counted(int(view.stock_size[0]), 'card')}")
     lines.append(f"  discard pile (depth): {pile or '-'}")
     melds = []
     for m in range(int(state.n_melds[0])):
