@@ -148,7 +148,9 @@ def _deal(rules: Rules) -> str:
     total = f" ({rules.deck_cards} cards)" if rules.n_jokers else ""
     return (f"The deal: {decks}{jokers}{total}; each player gets "
             f"{counted(rules.hand_cards, 'card')}, one card starts the discard pile, the rest "
-            "is the stock. The deal passes to the left each hand.")
+            f"is the stock. Seats are numbered 0 to {rules.players - 1}; a seat's left is the "
+            "next seat up (after the last comes seat 0). The player left of the dealer plays "
+            "first, and the deal passes to the left each hand.")
 
 
 def _melds(rules: Rules) -> str:
@@ -176,10 +178,10 @@ def _taking(rules: Rules) -> str:
         words += (" 'take 1' is allowed only when that card can be played this turn, and it "
                   "must then be melded or laid off first.")
     if rules.keep_taken:
-        words += " No card taken from the pile may be discarded in the same turn"
-    else:
-        words += " After 'take 1' that card may not be discarded in the same turn"
-    return words + " (unless it is all you hold)."
+        return words + (" No card taken from the pile may be discarded in the same turn "
+                        "(unless it is all you hold).")
+    return words + (" After 'take 1' that card may not be discarded in the same turn (unless it "
+                    "is all you hold)" + ("; after a dig any card may be." if rules.dig else "."))
 
 
 def _layoffs(rules: Rules) -> str:

@@ -29,7 +29,7 @@ RULE_FACTS = {
                  "a player may still take from the pile, or 'end' the hand",
                  "highest total is 500 or more"],
     "web": ["only its top card may be taken ('take 1')", "the ace is low only",
-            "A 15 (also low in A-2-3)",
+            "A 15 (also low in A-2-3), K Q J T 10 each, 2 to 9 their face value.",
             "the hand ends after the turn of the player who draws the last stock card"],
     "jokers": ["one 52-card deck and 2 jokers (54 cards)", "2 to 9 5 each",
                "a joker 25 melded or in hand", "only once you have laid a meld of your own",
