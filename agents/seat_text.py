@@ -7,7 +7,10 @@ seat may see and nothing more, cut from ``Decision.view``:
   (``protocol``, ``seat``, ``legal``, ``view``, ``text``);
 * ``view_data``: the view as JSON-able data, seats absolute (0..P-1), cards as
   texts (``"10H"`` is ``"TH"``, the joker ``"JK"``, a joker on the table ``"JK=5H"``);
-* ``view_words``: the same in sentences a person can read.
+* ``view_words``: the same in sentences a person who knows card games but not this
+  project can play from: the variant and its rules (``rules_words``), the view (with
+  the cards the others know of the hand, the card at stake in a rummy call), the legal
+  moves and what each kind of them means.
 
 >>> from rummy_env.core import Decision, Rules, init, legal_mask, player_view
 >>> rules = Rules()
@@ -18,8 +21,8 @@ seat may see and nothing more, cut from ``Decision.view``:
 ['legal', 'protocol', 'seat', 'text', 'view']
 >>> [move["text"] for move in request["legal"]][:2]
 ['draw', 'take 1']
->>> request["text"].splitlines()[0]
-'Rummy 500, 2 players, first to 500 points. You are seat 0; seat 1 deals this hand.'
+>>> request["text"].splitlines()[0].split(". ")[0]
+'Rummy 500 (preset standard), 2 players, first to 500 points'
 """
 
 from __future__ import annotations
@@ -40,14 +43,18 @@ from rummy_env.core import (
     meld_cards,
 )
 
+from .rules_words import counted, game_words, move_words, rules_words
+
 PROTOCOL = "rummy500-agent/1"
 """Name and version of the process protocol; a change to any message's keys bumps it."""
 
 PHASE_WORDS = {
-    "draw": "Draw: from the stock, or take cards from the pile.",
-    "play": "Play: meld, lay off, then discard (or go out).",
-    "call": "A Rummy call is open: call it, or pass.",
-    "call_play": "You called Rummy: meld or lay off the card, then say done.",
+    "draw": "Your turn: draw from the stock, or take cards from the pile.",
+    "play": "Your turn goes on: meld, lay off, then discard (or go out).",
+    "call": "A rummy call is open on {card}, the card just discarded (the top of the pile): "
+            "call to take it and meld or lay it off at once, or pass.",
+    "call_play": "You called: meld or lay off the called card, meld and lay off more if you "
+                 "like, then say done.",
 }
 """What the seat must do in each phase an agent is asked in."""
 
@@ -103,25 +110,31 @@ def view_data(rules: Rules, view: PlayerView, i: int) -> dict[str, Any]:
     }
 
 
-def view_words(data: dict[str, Any], legal: list[dict[str, Any]]) -> str:
-    """``view_data``'s data and the legal moves in plain English."""
+def view_words(rules: Rules, data: dict[str, Any], legal: list[dict[str, Any]]) -> str:
+    """``view_data``'s data, the game's rules and the legal moves in plain English: enough
+    for a person who knows card games but not this project."""
     me, p = data["seat"], data["players"]
-    others = [s for s in range(p) if s != me]
-    lines = [
-        f"Rummy 500, {p} players, first to {data['target']} points. "
-        f"You are seat {me}; seat {data['dealer']} deals this hand.",
-        f"Hand {data['hand_number']}, turn {data['turn']}. Totals: "
+    lines = [game_words(rules) + f" You are seat {me}; seat {data['dealer']} deals this hand.",
+             "The rules:"]
+    lines += [f"- {line}" for line in rules_words(rules)]
+    lines += [
+        f"Hand {data['hand_number']}, {counted(data['turn'], 'turn')} played. Totals: "
         + ", ".join(f"seat {s} {t}" for s, t in enumerate(data["totals"])) + ".",
-        f"Your hand ({len(data['hand'])} cards): {' '.join(data['hand']) or 'empty'}.",
-        f"Discard pile, oldest first ({len(data['pile'])} cards): "
-        f"{' '.join(data['pile']) or 'empty'}; its top card is the last.",
-        f"Stock: {data['stock_size']} cards.",
+        f"Your hand ({counted(len(data['hand']), 'card')}): {_cards(data['hand'])}"
+        + (" (you are floating)" if rules.floating and not data["hand"] else "") + ".",
+        f"The others know you hold: {' '.join(data['known_cards'][me])} (taken from the pile)."
+        if data["known_cards"][me] else "The others know none of your cards.",
+        f"Discard pile, oldest first ({counted(len(data['pile']), 'card')}): "
+        f"{_cards(data['pile'])}" + ("; its top card is the last." if data["pile"] else "."),
+        f"Stock: {counted(data['stock_size'], 'card')}.",
     ]
-    for s in others:
+    for s in (s for s in range(p) if s != me):
         known = data["known_cards"][s]
-        lines.append(f"Seat {s} holds {data['hand_sizes'][s]} cards"
-                     + (f", among them {' '.join(known)} (taken from the pile)" if known else "")
-                     + ".")
+        held = data["hand_sizes"][s]
+        lines.append(f"Seat {s} holds {counted(held, 'card')}"
+                     + (" (floating)" if rules.floating and not held else "")
+                     + (f"; you all know it holds {' '.join(known)} (taken from the pile)"
+                        if known else "") + ".")
     if data["melds"]:
         lines.append("On the table:")
         for k, meld in enumerate(data["melds"], 1):
@@ -131,14 +144,46 @@ def view_words(data: dict[str, Any], legal: list[dict[str, Any]]) -> str:
         lines.append("Nothing is on the table yet.")
     lines.append("Points on the table this hand: "
                  + ", ".join(f"seat {s} {t}" for s, t in enumerate(data["table_points"])) + ".")
+    if rules.layoff_requires_meld:
+        lines.append("You have melded this hand, so you may lay off." if data["melded"][me]
+                     else "You have not melded this hand yet, so you may not lay off.")
     if data["owed"]:
-        lines.append(f"You must meld or lay off {data['owed']} (taken from the pile) this turn.")
+        lines.append(f"You must meld or lay off {data['owed']} first"
+                     + (" (or swap it for the joker that stands for it)"
+                        if rules.dig_swap and data["phase"] == "play" else "")
+                     + "; until then you may not discard.")
+    if rules.keep_taken and data["taken"]:
+        lines.append(f"Taken from the pile this turn, so not to be discarded: "
+                     f"{' '.join(data['taken'])}.")
     if data["no_discard"]:
         lines.append(f"You may not discard {data['no_discard']} this turn.")
-    lines.append(PHASE_WORDS.get(data["phase"], f"Phase: {data['phase']}."))
+    top = data["pile"][-1] if data["pile"] else None
+    lines.append(PHASE_WORDS.get(data["phase"], f"Phase: {data['phase']}.").format(card=top))
     lines.append("Legal moves (answer with the id or the text):")
-    lines += [f"  {move['id']}: {move['text']}" for move in legal]
+    lines += [f"  {move['id']}: {move['text']}{_taken_by(rules, move['text'], data['pile'])}"
+              for move in legal]
+    meanings = move_words(rules)
+    kinds = dict.fromkeys(move["text"].split()[0] for move in legal)
+    lines.append("What these moves mean:")
+    lines += [f"- {meanings[kind]}" for kind in kinds]
     return "\n".join(lines)
+
+
+def _cards(texts: list[str]) -> str:
+    return " ".join(texts) or "empty"
+
+
+def _taken_by(rules: Rules, move: str, pile: list[str]) -> str:
+    """The cards a ``take N`` move takes, named beside it, and the one it obliges to play."""
+    verb, _, depth = move.partition(" ")
+    if verb != "take":
+        return ""
+    cards = pile[-int(depth):]
+    if len(cards) > 1:
+        return f" (takes {' '.join(cards)}; {cards[0]}, the deepest, must be played first)"
+    if rules.top_card_must_meld:
+        return f" (takes {cards[0]}, which must be played first)"
+    return f" (takes {cards[0]})"
 
 
 def decision_request(decision: Decision, i: int) -> dict[str, Any]:
@@ -146,4 +191,4 @@ def decision_request(decision: Decision, i: int) -> dict[str, Any]:
     legal = legal_moves(decision.rules, decision.mask[i])
     data = view_data(decision.rules, decision.view, i)
     return {"protocol": PROTOCOL, "seat": data["seat"], "legal": legal, "view": data,
-            "text": view_words(data, legal)}
+            "text": view_words(decision.rules, data, legal)}

@@ -7,6 +7,8 @@ stock. Moves are chosen by number or typed as canonical text (``take 3``,
 ``meld 9C 9H 9S``). Bad input gets a short message and the prompt again; the
 game never changes on it. Ctrl-C, Ctrl-D or SIGTERM leaves cleanly, also where
 the shell started the program with SIGINT ignored.
+
+The game opens with its variant and rules in words (``rules_words``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from rummy500.agents.base import Agent
 from rummy500.agents.registry import SPEC_FORMS, make_agent
+from rummy500.agents.rules_words import counted, game_words, rules_words
 from rummy500.commands.arg_checks import CommandParser, check_output_file, seed_number
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.train.interrupt import STOP_SIGNALS
@@ -57,12 +60,12 @@ def render_for_seat(rules: Rules, state: State, seat: int, names: list[str]) -> 
         s = (seat + k) % p
         known = view.known[0, k]
         extra = f", known to hold {_cards(known)}" if known.any() and k else ""
-        lines.append(f"  {names[s]:<18} {int(view.hand_sizes[0, k]):>2} cards{extra}   "
+        lines.append(f"  {names[s]:<18} {counted(int(view.hand_sizes[0, k]), 'card'):>8}{extra}   "
                      f"total {int(view.totals[0, k]):>5}   "
                      f"on table {int(view.table_points[0, k]):>4}")
     size = int(view.pile_size[0])
     pile = "  ".join(f"{card_text(int(view.pile[0, i]))}({size - i})" for i in range(size))
-    lines.append(f"  stock: {int(view.stock_size[0])} cards")
+    lines.append(f"  stock: {counted(int(view.stock_size[0]), 'card')}")
     lines.append(f"  discard pile (depth): {pile or '-'}")
     melds = []
     for m in range(int(state.n_melds[0])):
@@ -134,7 +137,8 @@ def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
     state = init(rules, seed, game_ids=[game_id])
     recorder = BatchRecorder(rules, seed)
     recorder.start(0, game_id, ["human" if s == seat else bots[s].name for s in range(p)])
-    say(f"Rummy 500: {p} players, preset {rules.preset}, target {rules.target}, seed {seed}")
+    say(f"{game_words(rules)} Seed {seed}.")
+    say("\n".join(f"  {line}" for line in rules_words(rules)))
     while not state.game_over[0]:
         mask = legal_mask(rules, state)
         actor = int(state.current_player[0])
