@@ -161,6 +161,11 @@ class ShardResult:
     records: list = field(default_factory=list)
 
 
+def shard_count(games: int) -> int:
+    """How many shards ``games`` games make."""
+    return -(-games // SHARD_GAMES)
+
+
 def cut(rules: Rules, agents: Sequence[Entrant], lineups: np.ndarray, deals: np.ndarray,
         seed: int, root: int, first_shard: int = 0, batch_size: int = 1024,
         record: bool = False) -> list[Shard]:
