@@ -280,7 +280,7 @@ def test_an_agent_failing_in_a_worker_reports_the_games_finished(work: Path) -> 
     (work / "bot.py").write_text(
         "import sys, json\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n"
         "    n += 1\n    if 'hello' in m:\n        print('{}', flush=True); continue\n"
-        "    print(json.dumps({'action': m['legal'][0]['id'] if n < 3000 else -1}), "
+        "    print(json.dumps({'action': m['legal'][0]['id'] if n < 300 else -1}), "
         "flush=True)\n")
     done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py", "random", "--games",
                     "120", "--batch-size", "2", "--workers", "2", *SHORT, "--no-progress",
