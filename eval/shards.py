@@ -68,6 +68,24 @@ class Workers:
     threads: int | None = MATCH_THREADS
 
 
+def check_ray_address(address: str) -> None:
+    """A one-line ``ValueError`` unless Ray is installed and, for ``HOST:PORT``, something
+    answers there (Ray itself waits minutes on an address where nothing listens)."""
+    import importlib.util
+    import socket
+
+    if importlib.util.find_spec("ray") is None:
+        raise ValueError("Ray is not installed (pip install 'rummy500[rllib]')")
+    host, colon, port = address.rpartition(":")
+    if not colon or "://" in address or not port.isdigit():
+        return  # auto, local, ray://...: Ray's own forms
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        raise ValueError(f"nothing answers at {address} ({e.strerror or e}); start the "
+                         "cluster with ray start, or give its address") from None
+
+
 @dataclass(frozen=True)
 class Entrant:
     """How each shard gets its own fresh copy of one agent of a match: built from ``spec``,
@@ -375,8 +393,14 @@ def _on_ray(shards: Sequence[Shard], workers: Workers,
 
     started = not ray.is_initialized()
     if started:
-        ray.init(address=None if workers.address == "local" else workers.address,
-                 log_to_driver=False, configure_logging=False)
+        try:
+            ray.init(address=None if workers.address == "local" else workers.address,
+                     log_to_driver=False, configure_logging=False)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            yield ShardResult(empty_result(shards[0], f"cannot reach the Ray cluster at "
+                                                      f"{workers.address}: {first_line}"))
+            return
     task = ray.remote(num_cpus=1, max_retries=0)(play_shard)
     refs = [task.remote(shard, workers.threads) for shard in shards]
     index_of = {ref: i for i, ref in enumerate(refs)}

@@ -68,8 +68,10 @@ def _specs(agents: Sequence[Any]) -> list[str | None]:
 def _workers(workers: int | None, address: str | None, torch_threads: int | None) -> Any:
     """Where the shards of a match are played: ``workers`` processes (None: every core of
     the machine), or the Ray cluster at ``address``."""
-    from rummy500.eval.shards import Workers, default_workers
+    from rummy500.eval.shards import Workers, check_ray_address, default_workers
 
+    if address is not None:
+        check_ray_address(address)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers={workers!r}: give a whole number of at least 1")

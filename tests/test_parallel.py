@@ -306,3 +306,10 @@ def test_ray_tasks_play_the_same_games_as_one_process() -> None:
     finally:
         ray.shutdown()
     assert untimed(here) == untimed(there)
+
+
+def test_a_ray_address_where_nothing_listens_is_refused_in_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    done = rummy500("eval", "--agents", "sharp", "random", "--ray", "127.0.0.1:1", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "--ray 127.0.0.1:1: nothing answers" in done.stderr.strip().splitlines()[-1]

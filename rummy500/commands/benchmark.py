@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     apply_torch_threads(args.torch_threads)
     level = "quick" if args.quick else "full"
     card = benchmark(agent, level, batch_size=args.batch_size, progress=not args.no_progress,
-                     spec=args.agent, workers=workers_from_args(args))
+                     spec=args.agent, workers=workers_from_args(parser, args))
     if args.json:
         print(json.dumps(json.loads(to_json(card)), separators=(",", ":")))
     else:

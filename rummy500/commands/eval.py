@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     rules = rules_from_args(parser, args)
     check_output_file(parser, args.record, "--record")
     check_output_dir(parser, args.out, "--out")
+    workers = workers_from_args(parser, args)
     seed, day = (daily_seed() if args.daily else (args.seed, None))
     try:
         agents = [make_arena_agent(spec, rules, agent_seed(seed, i, 0))
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
                        recorder=recorder, kinds=kinds, specs=args.agents,
-                       workers=workers_from_args(args))
+                       workers=workers)
     if recorder is not None:
         print(f"appended {len(recorder.done)} game records to {args.record}")
     if match.stopped:

@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     report = play_ladder(rules, agents, args.games, seed=args.seed, batch_size=args.batch_size,
                          bootstrap=args.bootstrap, progress=not args.no_progress,
                          meta={"command": "rummy500 ladder " + " ".join(args_in)},
-                         specs=specs, workers=workers_from_args(args))
+                         specs=specs, workers=workers_from_args(parser, args))
     print(ladder_markdown(report), end="")
     if args.out:
         print("wrote " + ", ".join(str(p) for p in write_ladder(report, args.out)))

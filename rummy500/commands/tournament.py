@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         result = play_tournaments(rules, make_agents, entries, args.table_size,
                                   args.tournaments, seed=seed, pcr=args.pcr,
                                   batch_size=args.batch_size, on_games=bar.update,
-                                  specs=specs, workers=workers_from_args(args))
+                                  specs=specs, workers=workers_from_args(parser, args))
     report = build_tournament_report(result, pcr=args.pcr, meta={
         "preset": rules.preset, "rules": rules.to_dict(), "daily": day,
         "command": "rummy500 tournament " + " ".join(args_in)})

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from rummy500.commands.arg_checks import positive_int
-from rummy500.eval.shards import Workers, default_workers
+from rummy500.eval.shards import Workers, check_ray_address, default_workers
 
 
 def add_workers_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +23,12 @@ def add_workers_arguments(parser: argparse.ArgumentParser) -> None:
                              "instead of --workers; the report is the same")
 
 
-def workers_from_args(args: argparse.Namespace) -> Workers:
+def workers_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Workers:
     """The ``Workers`` the arguments name (``--torch-threads`` threads in each, where the
-    program has that option)."""
-    threads = getattr(args, "torch_threads", None)
-    return Workers(args.workers, args.ray, threads)
+    program has that option); a one-line exit for ``--ray`` without Ray installed."""
+    if args.ray:
+        try:
+            check_ray_address(args.ray)
+        except ValueError as e:
+            parser.error(f"--ray {args.ray}: {e}")
+    return Workers(args.workers, args.ray, getattr(args, "torch_threads", None))
