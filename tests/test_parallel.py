@@ -313,3 +313,18 @@ def test_a_ray_address_where_nothing_listens_is_refused_in_one_line(tmp_path: Pa
     done = rummy500("eval", "--agents", "sharp", "random", "--ray", "127.0.0.1:1", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "--ray 127.0.0.1:1: nothing answers" in done.stderr.strip().splitlines()[-1]
+
+
+def test_trainings_evaluation_is_the_same_at_two_workers() -> None:
+    torch = pytest.importorskip("torch")
+    from rummy500.agents.torch_policy import build_policy
+    from rummy500.train.evaluation import evaluate
+    from rummy_env.core import Rules, action_layout, observation_size
+
+    rules = Rules.preset_named("standard", target=100)
+    torch.manual_seed(0)
+    policy = build_policy("mlp", rules, observation_size(rules), action_layout(rules).size,
+                          hidden=(16,))
+    one = evaluate(rules, policy, ["random", "casual"], int(GAMES), seed=5, workers=1)
+    two = evaluate(rules, policy, ["random", "casual"], int(GAMES), seed=5, workers=2)
+    assert one == two and one["random"]["games"] == int(GAMES)
