@@ -44,11 +44,18 @@ class Worker:
             [sys.executable, "-m", "rummy500.eval.shard_worker", str(from_parent),
              str(to_parent), str(threads or 0), str(os.getpid())],
             pass_fds=(from_parent, to_parent), stdin=subprocess.DEVNULL,
-            start_new_session=True)
+            start_new_session=True, env=cls.environment())
         os.close(from_parent)
         os.close(to_parent)
         return cls(process, Connection(to_worker, readable=False),
                    Connection(from_worker, writable=False))
+
+    @staticmethod
+    def environment() -> dict[str, str]:
+        """The program's environment, its import path included (a script or notebook may
+        have added folders that the agents' modules come from)."""
+        path = [entry or os.getcwd() for entry in sys.path if isinstance(entry, str)]
+        return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
     def send(self, shard: Any) -> None:
         self.shards.send(shard)

@@ -5,9 +5,10 @@ shards whatever plays them. Each shard is played (``play_shard``) by fresh agent
 built from their specs with the seeds ``agent_seed(root, agent, shard)``, or
 unpickled afresh from an agent object, so a shard's games depend on the shard
 alone. ``run_shards`` hands the shards out (``Workers``: this process, worker
-processes started with ``spawn``, or the tasks of a Ray cluster) and gives the
-results back in shard order; merged in that order (``merge_results``) they make
-the same report, game for game, at one worker or many.
+processes of their own, ``shard_worker``, or the tasks of a Ray cluster,
+``ray_shards``) and gives the results back in shard order; merged in that order
+(``merge_results``) they make the same report, game for game, at one worker or
+many.
 
 A match ends early as it does in one process: an agent that fails, a worker
 that dies and Ctrl-C each leave the shards finished before (and the finished
@@ -68,24 +69,6 @@ class Workers:
     threads: int | None = MATCH_THREADS
 
 
-def check_ray_address(address: str) -> None:
-    """A one-line ``ValueError`` unless Ray is installed and, for ``HOST:PORT``, something
-    answers there (Ray itself waits minutes on an address where nothing listens)."""
-    import importlib.util
-    import socket
-
-    if importlib.util.find_spec("ray") is None:
-        raise ValueError("Ray is not installed (pip install 'rummy500[rllib]')")
-    host, colon, port = address.rpartition(":")
-    if not colon or "://" in address or not port.isdigit():
-        return  # auto, local, ray://...: Ray's own forms
-    try:
-        socket.create_connection((host, int(port)), timeout=5).close()
-    except OSError as e:
-        raise ValueError(f"nothing answers at {address} ({e.strerror or e}); start the "
-                         "cluster with ray start, or give its address") from None
-
-
 @dataclass(frozen=True)
 class Entrant:
     """How each shard gets its own fresh copy of one agent of a match: built from ``spec``,
@@ -112,7 +95,12 @@ class Entrant:
             except (ValueError, NotImplementedError) as e:
                 raise AgentFailure(str(e)) from None
         else:
-            agent = pickle.loads(self.pickled)
+            try:
+                agent = pickle.loads(self.pickled)
+            except Exception as e:  # e.g. its module is not importable where the shard plays
+                raise AgentFailure(f"agent {self.name}: its copy cannot be rebuilt in a "
+                                   f"worker ({type(e).__name__}: {e}); play it with one "
+                                   "worker") from None
             if self.checked:
                 from rummy500.agents.checked import checked
 
@@ -302,44 +290,59 @@ def run_shards(shards: Sequence[Shard], workers: Workers, progress: bool = False
     bar = tqdm(total=total, disable=not progress, unit="game", desc=desc, leave=False,
                smoothing=0.0)
     if workers.address:
-        played = _on_ray(shards, workers, bar)
+        from rummy500.eval.ray_shards import on_ray
+
+        played = on_ray(shards, workers)
     elif workers.count > 1:
-        played = _in_workers(shards, workers, bar)
+        played = _in_workers(shards, workers)
     else:
-        played = _in_process(shards, bar)
+        played = _in_process(shards)
+    done: dict[int, ShardResult] = {}
+    next_index = 0
     try:
-        for result in played:
-            yield result
-            if result.match.stopped:
+        for index, result in played:
+            if index is None:  # the run broke off: what came before is already out
+                yield result
                 return
+            bar.update(len(shards[index].deals))
+            done[index] = result
+            while next_index in done:
+                result = done.pop(next_index)
+                next_index += 1
+                yield result
+                if result.match.stopped:
+                    return
     finally:
         played.close()
         bar.close()
 
 
-def _in_process(shards: Sequence[Shard], bar: Any) -> Iterator[ShardResult]:
-    for shard in shards:
+Played = Iterator[tuple[int | None, ShardResult]]
+"""What the ways of playing shards yield: (shard index, its result) as each shard ends, in
+any order; (None, a result of no games saying why) when the run breaks off."""
+
+
+def _in_process(shards: Sequence[Shard]) -> Played:
+    for index, shard in enumerate(shards):
         try:
             result = play_shard(shard)
         except KeyboardInterrupt:
-            yield ShardResult(empty_result(shard, INTERRUPTED))
+            yield None, ShardResult(empty_result(shard, INTERRUPTED))
             return
-        bar.update(len(shard.deals))
-        yield result
+        yield index, result
 
 
-def _in_workers(shards: Sequence[Shard], workers: Workers,
-                bar: Any) -> Iterator[ShardResult]:
+def _in_workers(shards: Sequence[Shard], workers: Workers) -> Played:
     """Play ``shards`` in ``workers.count`` worker processes (``shard_worker``), a shard at
-    a time each, and give the results back in shard order."""
+    a time each."""
     from rummy500.eval.shard_worker import Worker
 
     pool: list[Worker] = []
     try:
         pool += [Worker.start(workers.threads) for _ in range(workers.count)]
-        yield from _hand_out(shards, pool, bar)
+        yield from _hand_out(shards, pool)
     except KeyboardInterrupt:
-        yield ShardResult(empty_result(shards[0], INTERRUPTED))
+        yield None, ShardResult(empty_result(shards[0], INTERRUPTED))
     finally:
         for worker in pool:
             worker.ask_to_stop()
@@ -348,15 +351,12 @@ def _in_workers(shards: Sequence[Shard], workers: Workers,
             worker.stop(deadline)
 
 
-def _hand_out(shards: Sequence[Shard], pool: list, bar: Any) -> Iterator[ShardResult]:
-    """Send each idle worker of ``pool`` the next shard; yield the results in shard order
-    until the last, or a stop (an agent failed, a worker died)."""
+def _hand_out(shards: Sequence[Shard], pool: list) -> Played:
+    """Send each idle worker of ``pool`` the next shard, and pass on each result."""
     from multiprocessing.connection import wait
 
     todo = list(range(len(shards)))[::-1]
     busy: dict[int, int] = {}  # worker -> the shard it plays
-    done: dict[int, ShardResult] = {}
-    next_index = 0
 
     def give(w: int) -> None:
         if todo:
@@ -371,65 +371,12 @@ def _hand_out(shards: Sequence[Shard], pool: list, bar: Any) -> Iterator[ShardRe
             try:
                 kind, payload = pool[w].results.recv()
             except (EOFError, OSError):
-                yield ShardResult(empty_result(shards[busy[w]], pool[w].death()))
+                yield None, ShardResult(empty_result(shards[busy[w]], pool[w].death()))
                 return
             if kind == "raised":
                 raise payload
-            done[busy[w]] = payload
-            bar.update(len(shards[busy.pop(w)].deals))
-            while next_index in done:
-                result = done.pop(next_index)
-                yield result
-                next_index += 1
-                if result.match.stopped:
-                    return
+            yield busy.pop(w), payload
             give(w)
-
-
-def _on_ray(shards: Sequence[Shard], workers: Workers,
-            bar: Any) -> Iterator[ShardResult]:
-    """Play ``shards`` as tasks of the Ray cluster at ``workers.address``."""
-    import ray
-
-    started = not ray.is_initialized()
-    if started:
-        try:
-            ray.init(address=None if workers.address == "local" else workers.address,
-                     log_to_driver=False, configure_logging=False)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            yield ShardResult(empty_result(shards[0], f"cannot reach the Ray cluster at "
-                                                      f"{workers.address}: {first_line}"))
-            return
-    task = ray.remote(num_cpus=1, max_retries=0)(play_shard)
-    refs = [task.remote(shard, workers.threads) for shard in shards]
-    index_of = {ref: i for i, ref in enumerate(refs)}
-    pending = list(refs)
-    done: dict[int, ShardResult] = {}
-    next_index = 0
-    try:
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            i = index_of[ready[0]]
-            try:
-                done[i] = ray.get(ready[0])
-            except ray.exceptions.RayError as e:
-                yield ShardResult(empty_result(shards[i], f"a Ray task failed ({e})"))
-                return
-            bar.update(len(shards[i].deals))
-            while next_index in done:
-                result = done.pop(next_index)
-                yield result
-                next_index += 1
-                if result.match.stopped:
-                    return
-    except KeyboardInterrupt:
-        yield ShardResult(empty_result(shards[0], INTERRUPTED))
-    finally:
-        for ref in pending:
-            ray.cancel(ref, force=True)
-        if started:
-            ray.shutdown()
 
 
 def play_sharded(rules: Rules, agents: Sequence[Entrant], lineups: np.ndarray,

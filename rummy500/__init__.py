@@ -68,7 +68,8 @@ def _specs(agents: Sequence[Any]) -> list[str | None]:
 def _workers(workers: int | None, address: str | None, torch_threads: int | None) -> Any:
     """Where the shards of a match are played: ``workers`` processes (None: every core of
     the machine), or the Ray cluster at ``address``."""
-    from rummy500.eval.shards import Workers, check_ray_address, default_workers
+    from rummy500.eval.ray_shards import check_ray_address
+    from rummy500.eval.shards import Workers, default_workers
 
     if address is not None:
         check_ray_address(address)

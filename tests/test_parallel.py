@@ -328,3 +328,15 @@ def test_trainings_evaluation_is_the_same_at_two_workers() -> None:
     one = evaluate(rules, policy, ["random", "casual"], int(GAMES), seed=5, workers=1)
     two = evaluate(rules, policy, ["random", "casual"], int(GAMES), seed=5, workers=2)
     assert one == two and one["random"]["games"] == int(GAMES)
+
+
+def test_tournaments_are_the_same_at_two_workers(work: Path) -> None:
+    reports = []
+    for workers in ("1", "2"):
+        out = work / f"tournament{workers}"
+        done = rummy500("tournament", "--agents", "sharp", "casual", "random*2",
+                        "--table-size", "2", "--tournaments", "30", *SHORT, "--no-progress",
+                        "--workers", workers, "--out", str(out), cwd=work)
+        assert done.returncode == 0, done.stderr[-3000:]
+        reports.append(untimed(json.loads((out / "tournament.json").read_text())))
+    assert reports[0] == reports[1]

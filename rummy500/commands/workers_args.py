@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 
 from rummy500.commands.arg_checks import positive_int
-from rummy500.eval.shards import Workers, check_ray_address, default_workers
+from rummy500.eval.ray_shards import check_ray_address
+from rummy500.eval.shards import Workers, default_workers
 
 
 def add_workers_arguments(parser: argparse.ArgumentParser) -> None:
