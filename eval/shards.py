@@ -265,7 +265,7 @@ def placed(workers: Workers, shards: Sequence[Shard]) -> Workers:
     process when an agent cannot be pickled (told in one line)."""
     kept = {e.name: e.why_local for shard in shards for e in shard.entrants
             if e.local is not None}
-    if kept and (workers.count > 1 or workers.address):
+    if kept and (workers.address or min(workers.count, len(shards)) > 1):
         reasons = "; ".join(f"{name} ({why})" for name, why in kept.items())
         print(f"playing the match in this process, not in workers: {reasons} cannot be "
               "pickled to send to a worker", file=sys.stderr)
