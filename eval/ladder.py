@@ -20,6 +20,7 @@ from pathlib import Path
 from rummy500.agents.base import Agent
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import build_report, markdown, to_json
+from rummy500.eval.shards import Workers
 from rummy_env.core import Rules
 
 DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
@@ -37,13 +38,15 @@ def ladder_games(n_agents: int, players: int, games: int) -> int:
 
 def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                 batch_size: int = 1024, bootstrap: int = 200, progress: bool = True,
-                meta: dict | None = None) -> dict:
-    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order."""
+                meta: dict | None = None, specs: Sequence[str | None] | None = None,
+                workers: Workers | None = None) -> dict:
+    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order
+    (``specs`` and ``workers``: how ``rummy500.eval.arena.play_match`` plays it)."""
     if len(agents) < 3:
         raise ValueError("a ladder needs at least three agents")
     total = ladder_games(len(agents), rules.players, games)
     match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
-                       progress=progress)
+                       progress=progress, specs=specs, workers=workers)
     match.raise_if_stopped("the ladder")
     report = build_report(match, bootstrap=bootstrap, meta=meta)
     by_name = {a["agent"]: a for a in report["agents"]}

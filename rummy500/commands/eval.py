@@ -31,9 +31,11 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.arena import distinct_names, match_games, play_match, seating_plan
 from rummy500.eval.oracle import ARENA_FORMS, make_arena_agent
 from rummy500.eval.report import build_report, markdown, write_report
+from rummy500.eval.shards import INTERRUPTED, agent_seed
 from rummy_env.core import BatchRecorder, daily_seed
 
 
@@ -66,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples for the ratings, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_torch_threads_argument(p)
+    add_workers_arguments(p)
     return p
 
 
@@ -81,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     rules = rules_from_args(parser, args)
     check_output_file(parser, args.record, "--record")
     check_output_dir(parser, args.out, "--out")
+    workers = workers_from_args(parser, args)
     seed, day = (daily_seed() if args.daily else (args.seed, None))
     try:
-        agents = [make_arena_agent(spec, rules, seed + 1000 * (i + 1))
+        agents = [make_arena_agent(spec, rules, agent_seed(seed, i, 0))
                   for i, spec in enumerate(args.agents)]
     except (ValueError, NotImplementedError) as e:
         print(f"rummy500 eval: {e}", file=sys.stderr)
@@ -100,14 +104,15 @@ def main(argv: list[str] | None = None) -> int:
     recorder = BatchRecorder(rules, seed, args.record) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
-                       recorder=recorder, kinds=kinds)
+                       recorder=recorder, kinds=kinds, specs=args.agents,
+                       workers=workers)
     if recorder is not None:
         print(f"appended {len(recorder.done)} game records to {args.record}")
     if match.stopped:
         print(f"rummy500 eval: {match.stopped}; the match stopped after {match.n_games:,} "
               "finished games" + (", reported below" if match.n_games else ""), file=sys.stderr)
         if not match.n_games:
-            return AGENT_FAILED
+            return 130 if match.stopped == INTERRUPTED else AGENT_FAILED
     command = "rummy500 eval " + " ".join(args_in)
     report = build_report(match, bootstrap=args.bootstrap,
                           meta={"daily": day, "command": command}, pcr=args.pcr)
@@ -118,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         if "png" not in paths:
             print("win_rates.png skipped: matplotlib is not installed "
                   "(pip install matplotlib, or the [plots] extra)")
+    if match.stopped == INTERRUPTED:
+        return 130
     return AGENT_FAILED if match.stopped else 0
 
 

@@ -185,6 +185,12 @@ class BatchRecorder:
             if key in self.open:
                 self.open[key].actions.append(self.action_ids.text(action))
 
+    def add(self, records: list[GameRecord]) -> None:
+        """Take games finished elsewhere (by a worker process), as if they finished here."""
+        self.done += records
+        if self.path is not None and records:
+            write_records(self.path, records)
+
     def finish(self, state: State, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Close the games of ``keys`` (default: the rows), reading results from ``rows``."""
         keys = rows if keys is None else keys
