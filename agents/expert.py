@@ -57,15 +57,13 @@ from rummy_env.core import (
     PHASE_HAND_OVER,
     PHASE_PLAY,
     Decision,
+    Games,
     PlayerView,
     Rules,
     State,
     action_layout,
-    legal_mask,
-    player_view,
     step_inplace,
 )
-from rummy_env.core._table_cache import TableCache
 from rummy_env.core.worlds import provisional_scores, sample_worlds
 
 if TYPE_CHECKING:
@@ -380,20 +378,20 @@ class ExpertAgent:
         rules = self.rules
         value = np.zeros(state.batch_size)
         index = np.arange(state.batch_size)  # original row of each row still playing
-        tables = TableCache(rules)  # most tables stand from one micro-step to the next
+        games = Games.of(rules, state, auto_deal=False)  # the tables kept between micro-steps
         for _ in range(self.budget.horizon + 1):
+            state = games.state
             over = (state.phase == PHASE_HAND_OVER) | (state.phase == PHASE_GAME_OVER)
             if over.any():
                 done = np.flatnonzero(over)
                 value[index[done]] = self.score(state, done, me[index[done]], finished=True)
                 live = np.flatnonzero(~over)
-                state, index = state.select(live), index[live]
-                tables.select(live)
+                games.keep(live)
+                state, index = games.state, index[live]
             if state.batch_size == 0:
                 return value
-            tables.update(state)
-            mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
-            view = player_view(rules, state, points=tables.points)
+            mask = games.mask()
+            view = games.view()
             if self.rival is None:
                 actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
             else:
@@ -404,8 +402,8 @@ class ExpertAgent:
                     if rows.size:
                         actions[rows] = agent.act(Decision(
                             rules=rules, mask=mask[rows], view=select_view(view, rows)))
-            step_inplace(rules, state, actions, auto_deal=False, mask=mask, fits=tables.fits,
-                         blocked=tables.blocked)
+            games.step(actions)
+        state = games.state
         all_rows = np.arange(state.batch_size)
         value[index] = self.score(state, all_rows, me[index], finished=False)
         return value
