@@ -66,10 +66,6 @@ class Games:
     def __init__(self, rules: Rules, width: int, seed: int = 0,
                  deals: Sequence[int] | np.ndarray | None = None, *, auto_deal: bool = True,
                  sees: str = "views", one_game: bool = False) -> None:
-        if sees not in SEES:
-            raise ValueError(f"sees={sees!r}: one of {', '.join(SEES)}")
-        if one_game and width != 1:
-            raise ValueError(f"one_game: width must be 1, not {width}")
         self.rules, self.auto_deal, self.one_game = rules, auto_deal, one_game
         self.stream: GameStream | None = GameStream(rules, seed, width, deals)
         self.state: State = self.stream.state
@@ -78,16 +74,20 @@ class Games:
 
     @classmethod
     def of(cls, rules: Rules, state: State, *, auto_deal: bool = True,
-           sees: str = "views") -> Games:
-        """Drive games dealt elsewhere (``state``, e.g. a search's sampled worlds), in
-        place; with no stream, no ``replace``."""
+           sees: str = "views", one_game: bool = False) -> Games:
+        """Drive games dealt elsewhere (``state``: a search's sampled worlds, a replay's
+        position), in place; with no stream, no ``replace``."""
         games = cls.__new__(cls)
-        games.rules, games.auto_deal, games.one_game = rules, auto_deal, False
+        games.rules, games.auto_deal, games.one_game = rules, auto_deal, one_game
         games.stream, games.state = None, state
         games._start(sees)
         return games
 
     def _start(self, sees: str) -> None:
+        if sees not in SEES:
+            raise ValueError(f"sees={sees!r}: one of {', '.join(SEES)}")
+        if self.one_game and self.state.batch_size != 1:
+            raise ValueError(f"one_game: one game, not {self.state.batch_size}")
         if self.one_game:
             self._tables = None
             self._one_mask, self._one_observer = OneGameMask(self.rules), OneGameObserver(
