@@ -137,7 +137,7 @@ def private_engine_imports(source: str, module: str) -> list[str]:
             parts = name.split(".")
             if name.startswith(ENGINE + ".") and parts[2].startswith("_"):
                 found.append(f"line {node.lineno}: {'.'.join(parts[:3])}")
-    return found
+    return list(dict.fromkeys(found))
 
 
 @pytest.mark.parametrize("path", [p for p in source_files()
@@ -161,3 +161,6 @@ def test_the_private_import_check_sees_every_form() -> None:
         "rummy_env.envs.vector")
     assert caught == ["line 1: rummy_env.core._table_cache", "line 2: rummy_env.core._one_game",
                       "line 3: rummy_env.core._one_game", "line 4: rummy_env.core._one_game"]
+    assert private_engine_imports("from rummy_env.core._one_game import OneGameMask, "
+                                  "OneGameObserver\n", "rummy500.web.live") == [
+        "line 1: rummy_env.core._one_game"]

@@ -132,7 +132,8 @@ class Games:
         self.stream.compact()
         if self.stream.state is not self.state:
             self.state = self.stream.state
-            self._tables.forget()
+            if self._tables is not None:
+                self._tables.forget()
             self._changed()
 
     def keep(self, rows: np.ndarray) -> None:
@@ -231,8 +232,8 @@ class Games:
         self._changed()
 
     def play(self, rows: np.ndarray, choose: Chooser, mask: np.ndarray | None = None) -> None:
-        """Let ``choose`` pick the actions of the games ``rows`` from their states and masks,
-        and step those games."""
+        """Let ``choose`` pick the actions of the games ``rows`` from their states and masks
+        (``mask``: those masks when known), and step those games (batched games only)."""
         tables = self._cache()
         part = self.state.select(rows)
         fits = tables.fits[rows]
