@@ -62,7 +62,6 @@ from rummy_env.core import (
     Rules,
     State,
     action_layout,
-    step_inplace,
 )
 from rummy_env.core.worlds import provisional_scores, sample_worlds
 
@@ -349,10 +348,11 @@ class ExpertAgent:
         world = np.tile(np.arange(w), r * c)
         first = candidates[row, cand]
         keep = np.flatnonzero(first >= 0)
-        state = worlds.select(row[keep] * w + world[keep])
-        step_inplace(self.rules, state, first[keep], auto_deal=False)
+        games = Games.of(self.rules, worlds.select(row[keep] * w + world[keep]),
+                         auto_deal=False)  # the tables kept from one micro-step to the next
+        games.step(first[keep])
         value = np.zeros(r * c * w)
-        value[keep] = self.play_out(state, view.seat[row[keep]].astype(np.int64),
+        value[keep] = self.play_out(games, view.seat[row[keep]].astype(np.int64),
                                     world[keep] % 2 == 1)
         value = value.reshape(r, c, w)
         gain = value - value[:, :1]  # paired with the guide's choice world by world
@@ -372,13 +372,13 @@ class ExpertAgent:
         i * worlds + w), dealt at random from what its seat sees (``view``)."""
         return sample_worlds(self.rules, view, self.budget.worlds, self.rng)
 
-    def play_out(self, state: State, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
-        """float [B]: the value for seat ``me[b]`` of playing game b on to the hand's end
-        (with ``rivals=mixed``, Sharp plays the other seats of the ``odd_world`` games)."""
+    def play_out(self, games: Games, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
+        """float [B]: the value for seat ``me[b]`` of playing game b of ``games`` on to the
+        hand's end (with ``rivals=mixed``, Sharp plays the other seats of the ``odd_world``
+        games)."""
         rules = self.rules
-        value = np.zeros(state.batch_size)
-        index = np.arange(state.batch_size)  # original row of each row still playing
-        games = Games.of(rules, state, auto_deal=False)  # the tables kept between micro-steps
+        value = np.zeros(games.state.batch_size)
+        index = np.arange(games.state.batch_size)  # original row of each row still playing
         for _ in range(self.budget.horizon + 1):
             state = games.state
             over = (state.phase == PHASE_HAND_OVER) | (state.phase == PHASE_GAME_OVER)

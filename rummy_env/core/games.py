@@ -55,6 +55,14 @@ Chooser = Callable[[State, np.ndarray], np.ndarray]
 """``(states of some games, their legal masks bool [n, A]) -> actions int [n]``."""
 
 
+def _check(sees: str, one_game: bool, width: int) -> None:
+    """Refuse, in one line and before any game is dealt, what a ``Games`` cannot serve."""
+    if sees not in SEES:
+        raise ValueError(f"sees={sees!r}: one of {', '.join(SEES)}")
+    if one_game and width != 1:
+        raise ValueError(f"one_game: one game, not {width}")
+
+
 class Games:
     """``width`` games played side by side from the deals of ``seed`` (module docstring).
 
@@ -66,6 +74,7 @@ class Games:
     def __init__(self, rules: Rules, width: int, seed: int = 0,
                  deals: Sequence[int] | np.ndarray | None = None, *, auto_deal: bool = True,
                  sees: str = "views", one_game: bool = False) -> None:
+        _check(sees, one_game, width)
         self.rules, self.auto_deal, self.one_game = rules, auto_deal, one_game
         self.stream: GameStream | None = GameStream(rules, seed, width, deals)
         self.state: State = self.stream.state
@@ -77,6 +86,7 @@ class Games:
            sees: str = "views", one_game: bool = False) -> Games:
         """Drive games dealt elsewhere (``state``: a search's sampled worlds, a replay's
         position), in place; with no stream, no ``replace``."""
+        _check(sees, one_game, state.batch_size)
         games = cls.__new__(cls)
         games.rules, games.auto_deal, games.one_game = rules, auto_deal, one_game
         games.stream, games.state = None, state
@@ -84,10 +94,6 @@ class Games:
         return games
 
     def _start(self, sees: str) -> None:
-        if sees not in SEES:
-            raise ValueError(f"sees={sees!r}: one of {', '.join(SEES)}")
-        if self.one_game and self.state.batch_size != 1:
-            raise ValueError(f"one_game: one game, not {self.state.batch_size}")
         if self.one_game:
             self._tables = None
             self._one_mask, self._one_observer = OneGameMask(self.rules), OneGameObserver(

@@ -90,7 +90,7 @@ from .options import (
 
 
 class _Games:
-    """B games of one run: the engine's driver (``play``: the games, their deals, what
+    """B games of one run: the engine's driver (``driver``: the games, their deals, what
     their tables keep), the episode's rules of scoring and per-episode counters."""
 
     def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str,
@@ -102,21 +102,21 @@ class _Games:
         self.reward = check_choice("reward", reward, REWARDS)
         self.pcr = check_pcr(pcr)
         self.auto_deal = auto_deal(episode)
-        self.play: Games | None = None
+        self.driver: Games | None = None
 
     @property
     def state(self) -> State | None:
         """The games (None before the first ``start``)."""
-        return None if self.play is None else self.play.state
+        return None if self.driver is None else self.driver.state
 
     def start(self, seed: int) -> None:
-        self.play = Games(self.rules, self.num_envs, seed, auto_deal=self.auto_deal,
-                          sees="observations")
+        self.driver = Games(self.rules, self.num_envs, seed, auto_deal=self.auto_deal,
+                            sees="observations")
         self.length = np.zeros(self.num_envs, np.int64)
 
     def restart(self, rows: np.ndarray) -> None:
         """Deal fresh games (the next ids of the run) in ``rows``."""
-        self.play.replace(rows)
+        self.driver.replace(rows)
         self.length[rows] = 0
 
     def results(self, rows: np.ndarray) -> tuple[np.ndarray, Outcome] | None:
@@ -170,26 +170,26 @@ class RummyVectorEnv:
 
     def decision(self, rows: np.ndarray, observations: np.ndarray | None = None) -> Decision:
         """What the seat to play in games ``rows`` sees now, as agents take it."""
-        return Decision(self.rules, self.mask[rows], self._games.play.view(rows=rows),
+        return Decision(self.rules, self.mask[rows], self._games.driver.view(rows=rows),
                         observations)
 
     def snapshot(self) -> dict[str, Any]:
         """The games in progress and the run's next deal, as numpy arrays and ints (a
         trainer's checkpoint stores it; ``restore`` puts it back)."""
         games = self._games
-        return {**games.play.snapshot(), "length": games.length.copy()}
+        return {**games.driver.snapshot(), "length": games.length.copy()}
 
     def restore(self, snapshot: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Continue from a ``snapshot`` of a run of the same rules and size (after
         ``reset``); returns (obs, mask, seat) as ``reset`` does."""
         games = self._games
-        games.play.restore(snapshot)
+        games.driver.restore(snapshot)
         games.length[:] = snapshot["length"]
         return self._mask_and_observe(None)
 
     def observations(self, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """float32 [n, D]: what seat ``seats[i]`` of game ``rows[i]`` observes now."""
-        return self._games.play.observe(seats, rows)
+        return self._games.driver.observe(seats, rows)
 
     def reset(self, seed: int | None = None, *, out: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -212,7 +212,7 @@ class RummyVectorEnv:
     def _mask_and_observe(self, out: np.ndarray | None
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(obs, mask, seat) of the games as they stand."""
-        self.mask = self._games.play.mask()
+        self.mask = self._games.driver.mask()
         return self._observe(out), self.mask, self.state.current_player.astype(np.int64)
 
     def _observe(self, out: np.ndarray | None) -> np.ndarray | CompactObservation:
@@ -221,7 +221,7 @@ class RummyVectorEnv:
         games = self._games
         if out is not None and self.compact:
             raise ValueError("out= takes float observations; a compact env makes its own")
-        return games.play.observe(out=out, compact=self.compact)
+        return games.driver.observe(out=out, compact=self.compact)
 
     def step(self, actions: np.ndarray, *, out: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -234,7 +234,7 @@ class RummyVectorEnv:
         b, p = self.num_envs, self.num_players
         actions = action_batch(actions, b)
         t0 = time.perf_counter()
-        games.play.step(actions)
+        games.driver.step(actions)
         games.length += 1
         t1 = time.perf_counter()
 
@@ -258,12 +258,12 @@ class RummyVectorEnv:
             "truncated": truncated[done].copy(), **games.winners(done),
         }
         info["final_obs"] = np.stack(
-            [games.play.observe(np.full(done.size, s), done) for s in range(p)], axis=1
+            [games.driver.observe(np.full(done.size, s), done) for s in range(p)], axis=1
         ) if done.size else np.zeros((0, p, self.observation_size), np.float32)
         if done.size:
             games.restart(done)
         t2 = time.perf_counter()
-        self.mask = games.play.mask()
+        self.mask = games.driver.mask()
         t3 = time.perf_counter()
         obs = self._observe(out)
         t4 = time.perf_counter()
@@ -343,7 +343,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._waiting = np.zeros(b, bool)  # next_step: finished, successor dealt next step
         self._begin_step()
         self._play_opponents()
-        self._mask = self._games.play.mask()
+        self._mask = self._games.driver.mask()
         return self._observe(), self._info()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -367,12 +367,12 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._steps += 1
         self._steps[waiting] = 0
         if legal.all():
-            games.play.step(actions)
+            games.driver.step(actions)
             stepped = np.arange(b)
         else:
             bad = np.setdiff1d(np.flatnonzero(~legal), waiting)
             stepped = np.flatnonzero(legal)
-            games.play.step(actions[stepped], stepped)
+            games.driver.step(actions[stepped], stepped)
             self._book(bad, np.full(bad.size, -1.0, np.float32))
             self._terminated[bad] = True
             self._finish(bad, np.full(bad.size, -1, np.int64))
@@ -380,7 +380,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self.moves += stepped.size
         self._collect(stepped)
         self._play_opponents()
-        self._mask = games.play.mask()
+        self._mask = games.driver.mask()
         if self._waiting.any():
             self._mask = self._mask.copy()  # the driver's own stays the games' true mask
             self._mask[self._waiting] = False
@@ -419,7 +419,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
             self.seat[rows] = int(self.seat_option)
 
     def _observe(self) -> np.ndarray:
-        obs = self._games.play.observe(self.seat)
+        obs = self._games.driver.observe(self.seat)
         obs[self._waiting] = self._final["obs"][self._waiting]
         return obs
 
@@ -444,7 +444,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
             return
         final = self._final
         final["mask"][rows] = True
-        final["obs"][rows] = self._games.play.observe(self.seat[rows], rows)
+        final["obs"][rows] = self._games.driver.observe(self.seat[rows], rows)
         final["r"][rows] = self._return[rows]
         final["l"][rows] = self._steps[rows]
         final["winner"][rows] = winner
@@ -470,7 +470,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
             rows = np.flatnonzero((games.state.current_player != self.seat) & ~self._waiting)
             if rows.size == 0:
                 return
-            games.play.play(rows, functools.partial(self._opponent_actions, rows))
+            games.driver.play(rows, functools.partial(self._opponent_actions, rows))
             games.length[rows] += 1
             self.moves += rows.size
             self._collect(rows)
