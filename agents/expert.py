@@ -57,15 +57,12 @@ from rummy_env.core import (
     PHASE_HAND_OVER,
     PHASE_PLAY,
     Decision,
+    Games,
     PlayerView,
     Rules,
     State,
     action_layout,
-    legal_mask,
-    player_view,
-    step_inplace,
 )
-from rummy_env.core._table_cache import TableCache
 from rummy_env.core.worlds import provisional_scores, sample_worlds
 
 if TYPE_CHECKING:
@@ -368,10 +365,11 @@ class ExpertAgent:
         world = np.tile(np.arange(w), r * c)
         first = candidates[row, cand]
         keep = np.flatnonzero(first >= 0)
-        state = worlds.select(row[keep] * w + world[keep])
-        step_inplace(self.rules, state, first[keep], auto_deal=False)
+        games = Games.of(self.rules, worlds.select(row[keep] * w + world[keep]),
+                         auto_deal=False)  # the tables kept from one micro-step to the next
+        games.step(first[keep])
         value = np.zeros(r * c * w)
-        value[keep] = self.play_out(state, view.seat[row[keep]].astype(np.int64),
+        value[keep] = self.play_out(games, view.seat[row[keep]].astype(np.int64),
                                     world[keep] % 2 == 1)
         value = value.reshape(r, c, w)
         gain = value - value[:, :1]  # paired with the guide's choice world by world
@@ -391,26 +389,26 @@ class ExpertAgent:
         i * worlds + w), dealt at random from what its seat sees (``view``)."""
         return sample_worlds(self.rules, view, self.budget.worlds, self.rng)
 
-    def play_out(self, state: State, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
-        """float [B]: the value for seat ``me[b]`` of playing game b on to the hand's end
-        (with ``rivals=mixed``, Sharp plays the other seats of the ``odd_world`` games)."""
+    def play_out(self, games: Games, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
+        """float [B]: the value for seat ``me[b]`` of playing game b of ``games`` on to the
+        hand's end (with ``rivals=mixed``, Sharp plays the other seats of the ``odd_world``
+        games)."""
         rules = self.rules
-        value = np.zeros(state.batch_size)
-        index = np.arange(state.batch_size)  # original row of each row still playing
-        tables = TableCache(rules)  # most tables stand from one micro-step to the next
+        value = np.zeros(games.state.batch_size)
+        index = np.arange(games.state.batch_size)  # original row of each row still playing
         for _ in range(self.budget.horizon + 1):
+            state = games.state
             over = (state.phase == PHASE_HAND_OVER) | (state.phase == PHASE_GAME_OVER)
             if over.any():
                 done = np.flatnonzero(over)
                 value[index[done]] = self.score(state, done, me[index[done]], finished=True)
                 live = np.flatnonzero(~over)
-                state, index = state.select(live), index[live]
-                tables.select(live)
+                games.keep(live)
+                state, index = games.state, index[live]
             if state.batch_size == 0:
                 return value
-            tables.update(state)
-            mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
-            view = player_view(rules, state, points=tables.points)
+            mask = games.mask()
+            view = games.view()
             if self.rival is None:
                 actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
             else:
@@ -421,8 +419,8 @@ class ExpertAgent:
                     if rows.size:
                         actions[rows] = agent.act(Decision(
                             rules=rules, mask=mask[rows], view=select_view(view, rows)))
-            step_inplace(rules, state, actions, auto_deal=False, mask=mask, fits=tables.fits,
-                         blocked=tables.blocked)
+            games.step(actions)
+        state = games.state
         all_rows = np.arange(state.batch_size)
         value[index] = self.score(state, all_rows, me[index], finished=False)
         return value

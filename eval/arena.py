@@ -8,9 +8,9 @@ and with more agents than seats every group of P agents meets. ``play_match``
 deals the games (``--duplicate``: every deal once per lineup of one block, each
 block every table in all its seat rotations, so the luck of the cards cancels;
 otherwise one fresh deal per game, lineups in turn) and ``play_games`` plays
-them: a batch of live games steps together (``legal_mask`` -> each agent acts on
-the rows where its seats must move -> ``step_inplace``), finished games are
-replaced by waiting ones so the batch stays full.
+them through the engine's driver (``Games``): a batch of live games steps together
+(the mask -> each agent acts on the rows where its seats must move -> the step),
+finished games are replaced by waiting ones so the batch stays full.
 
 Agents see only ``player_view`` of the seat to play and the legal mask (an
 agent that wants the flat observation encodes the view itself); an agent whose
@@ -33,13 +33,9 @@ from rummy500.agents.base import Agent, AgentFailure
 from rummy_env.core import (
     BatchRecorder,
     Decision,
-    GameStream,
+    Games,
     Rules,
-    legal_mask,
-    player_view,
-    step_inplace,
 )
-from rummy_env.core._table_cache import TableCache
 
 if TYPE_CHECKING:
     from rummy500.eval.shards import Workers
@@ -284,33 +280,30 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     agent_seconds = np.zeros(len(agents), np.float64)
     start_time = time.perf_counter()
 
-    stream = GameStream(rules, seed, batch_size, deals)
+    games = Games(rules, batch_size, seed, deals)
 
-    def record_start(games: np.ndarray) -> None:
-        for g in games.tolist():
+    def record_start(started: np.ndarray) -> None:
+        for g in started.tolist():
             recorder.start(g, deals[g], [agents[k].name for k in lineups[g]])
 
     if recorder is not None:
-        record_start(stream.slot_game)
+        record_start(games.slot_game)
     bar = tqdm(total=n_games, disable=not progress, unit="game", desc="arena", leave=False)
-    tables = TableCache(rules)  # most tables stand from one micro-step to the next
     finished = np.zeros(n_games, bool)
     stopped = None
     try:
-        while stream.slot_game.size:
-            state, slot_game = stream.state, stream.slot_game
+        while games.slot_game.size:
+            state, slot_game = games.state, games.slot_game
             live = ~state.game_over
             if live.any():
-                tables.update(state)
-                mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
+                mask = games.mask()
                 actions = np.zeros(slot_game.size, np.int64)
                 agent_of_row = lineups[np.maximum(slot_game, 0), state.current_player]
                 for k, agent in enumerate(agents):
                     rows = np.flatnonzero(live & (agent_of_row == k))
                     if rows.size == 0:
                         continue
-                    seats = state.current_player[rows]
-                    view = player_view(rules, state, seats, rows, points=tables.points)
+                    view = games.view(state.current_player[rows], rows)
                     hidden = state.select(rows) if getattr(agent, "sees_hidden", False) else None
                     asked = time.perf_counter()
                     chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
@@ -320,10 +313,9 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                     decisions[k] += rows.size
                 if recorder is not None:
                     recorder.actions(slot_game[live], actions[live])
-                step_inplace(rules, state, actions, mask=mask, fits=tables.fits,
-                             blocked=tables.blocked)
+                games.step(actions)
 
-            done = stream.finished()
+            done = games.finished()
             if done.size:
                 g = slot_game[done]
                 if recorder is not None:
@@ -334,12 +326,10 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                 hands[g] = state.hand_number[done].astype(np.int64) + 1
                 finished[g] = True
                 bar.update(done.size)
-                new_games = stream.replace(done)
+                new_games = games.replace(done)
                 if recorder is not None:
                     record_start(new_games)
-            stream.compact()
-            if stream.state is not state:  # the batch was packed: its rows moved
-                tables.forget()
+            games.compact()
     except AgentFailure as failure:
         stopped = str(failure)
     bar.close()

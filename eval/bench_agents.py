@@ -22,12 +22,11 @@ from rummy_env.core import (
     PHASE_DRAW,
     PHASE_PLAY,
     Decision,
+    Games,
     Rules,
     State,
-    init,
     legal_mask,
     player_view,
-    step_inplace,
 )
 from rummy_env.core.state import empty_state
 
@@ -41,8 +40,8 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
     shallow and deep piles, early and late hands are all in the batch.
     """
     rng = np.random.default_rng(seed)
-    games = max(64, n // 4)
-    state = init(rules, seed, games)
+    games = Games(rules, max(64, n // 4), seed)
+    state = games.state
     agents = [make_agent(spec, rules, seed + i) for i, spec in enumerate(players)]
     seat_agent = np.arange(rules.players) % len(agents)
     picks: list[State] = []
@@ -58,16 +57,16 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
             taken += k
         if taken >= n:
             break
-        mask = legal_mask(rules, state)
+        mask = games.mask()
         actions = np.zeros(state.batch_size, np.int64)
         owner = seat_agent[state.current_player]
         acting = np.flatnonzero(~state.game_over)  # call windows too, not only draw and play
         for k, agent in enumerate(agents):
             rows = acting[owner[acting] == k]
             if rows.size:
-                view = player_view(rules, state, rows=rows)
-                actions[rows] = agent.act(Decision(rules=rules, mask=mask[rows], view=view))
-        step_inplace(rules, state, actions, mask=mask)
+                actions[rows] = agent.act(Decision(rules=rules, mask=mask[rows],
+                                                   view=games.view(rows=rows)))
+        games.step(actions)
     pool = empty_state(rules, taken)
     at = 0
     for part in picks:

@@ -25,8 +25,7 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.bench_peers import PEERS, bench_peers
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
-from rummy_env.core import GameStream, Rules, legal_mask, sample_legal, step_inplace
-from rummy_env.core._table_cache import TableCache
+from rummy_env.core import Games, Rules, legal_mask, sample_legal
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
 
@@ -37,24 +36,19 @@ def peak_memory_mb() -> float:
 
 
 def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> dict:
-    """Random legal play through init / legal_mask / step_inplace for ``seconds``, what
-    the tables accept kept between steps (``TableCache``) as batched callers keep it."""
+    """Random legal play through the engine's driver (``Games``: the mask, the step and
+    fresh games for finished ones, the tables kept between steps) for ``seconds``."""
     rng = np.random.default_rng(seed)
-    stream = GameStream(rules, seed, batch_size)
-    state = stream.state
-    tables = TableCache(rules, points=False)
-    legal_mask(rules, state)  # build the rules' lookup tables outside the timing
+    games = Games(rules, batch_size, seed, sees="mask")
+    legal_mask(rules, games.state)  # build the rules' lookup tables outside the timing
     steps = hands = 0
     start = time.perf_counter()
     elapsed = 0.0
     while elapsed < seconds:
-        tables.update(state)
-        mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
-        step_inplace(rules, state, sample_legal(mask, rng), mask=mask, fits=tables.fits,
-                     blocked=tables.blocked)
+        games.step(sample_legal(games.mask(), rng))
         steps += batch_size
-        hands += int(state.hand_ended.sum())
-        stream.replace(stream.finished())
+        hands += int(games.state.hand_ended.sum())
+        games.replace(games.finished())
         elapsed = time.perf_counter() - start
     return {"what": "core", "preset": rules.preset, "players": rules.players,
             "batch_size": batch_size, "seconds": round(elapsed, 3),

@@ -19,11 +19,9 @@ from rummy_env.core import (
     BatchRecorder,
     Decision,
     GameRecord,
+    Games,
     Rules,
     action_layout,
-    init,
-    legal_mask,
-    player_view,
 )
 
 from .moves import IllegalMove, play_move
@@ -41,7 +39,8 @@ class LiveGame:
                  person: int | None) -> None:
         self.rules, self.seed, self.agents, self.person = rules, seed, agents, person
         self.lock = threading.Lock()
-        self.state = init(rules, seed, game_ids=[0])
+        self.game = Games(rules, 1, seed, one_game=True)
+        self.state = self.game.state
         self.names = ["you" if s == person else agents[s].name for s in range(rules.players)]
         self.recorder = BatchRecorder(rules, seed)
         self.recorder.start(0, 0, [PERSON if s == person else agents[s].name
@@ -121,10 +120,10 @@ class LiveGame:
             to_play = int(self.state.current_player[0])
             if to_play == self.person:
                 raise Refusal(409, "it is your turn: the agents wait for your move")
-            mask = legal_mask(self.rules, self.state)
-            seen = player_view(self.rules, self.state, np.array([to_play]), np.array([0]))
+            seen = self.game.view(np.array([to_play]), np.array([0]))
             try:
-                action = int(self.agents[to_play].act(Decision(self.rules, mask, seen))[0])
+                action = int(self.agents[to_play].act(Decision(self.rules, self.game.mask(),
+                                                               seen))[0])
             except AgentFailure as e:  # an agent from outside: the game waits, unchanged
                 raise Refusal(502, str(e)) from None
             self._apply(action)
@@ -147,7 +146,7 @@ class LiveGame:
     def _apply(self, action: int) -> None:
         actor = int(self.state.current_player[0])
         try:
-            ended = play_move(self.rules, self.state, action)
+            ended = play_move(self.game, action)
         except IllegalMove as e:
             raise Refusal(409, str(e)) from None
         self.recorder.actions(np.array([0]), np.array([action]))
