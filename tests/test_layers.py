@@ -35,7 +35,7 @@ THIRD_PARTY = {
     1: {"numpy"},
     2: {"numpy", "gymnasium", "pettingzoo", "yaml"},
     3: {"numpy", "torch", "sb3_contrib"},  # sb3_contrib: only for sb3: specs, imported then
-    4: {"numpy", "torch", "tqdm", "matplotlib"},
+    4: {"numpy", "torch", "tqdm", "matplotlib", "ray"},  # ray: only for --ray matches
     5: {"numpy", "torch", "tqdm", "matplotlib", "yaml", "ray", "gymnasium", "pettingzoo",
         "tensorboard"},
     6: None,  # anything
