@@ -10,8 +10,8 @@ import torch
 
 from rummy500.agents.registry import make_agent
 from rummy500.agents.torch_policy import MLPPolicy
+from rummy500.eval.agent_speed import midgame_states
 from rummy500.eval.arena import play_match
-from rummy500.eval.bench_agents import midgame_states
 from rummy500.train.config import load_config
 from rummy500.train.oracle_critic import OracleCritic, hidden_cards, hidden_size
 from rummy500.train.ppo import train
