@@ -27,6 +27,8 @@ from rummy_env.core import (
     step_inplace,
 )
 
+pytestmark = pytest.mark.slow
+
 AGENTS = ("random", "casual", "sharp")
 
 

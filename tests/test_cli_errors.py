@@ -15,6 +15,8 @@ import pytest
 from rummy500.commands.play import read_move
 from rummy_env.core import GameRecord, Rules, action_layout, read_records
 
+pytestmark = pytest.mark.slow
+
 
 def rummy500(*args: str, cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rummy500.cli", *args], input=stdin,

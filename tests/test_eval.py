@@ -28,6 +28,8 @@ from rummy500.eval.stats import (
 )
 from rummy_env.core import Rules, daily_seed
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

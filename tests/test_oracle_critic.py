@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from rummy500.agents.registry import make_agent
@@ -17,6 +18,8 @@ from rummy500.train.oracle_critic import OracleCritic, hidden_cards, hidden_size
 from rummy500.train.ppo import train
 from rummy_env.core import N_CARD_IDS, Rules, observation_size, observe
 from tests.test_agents import redeal_hidden
+
+pytestmark = pytest.mark.slow
 
 
 def test_hidden_cards_lay_out_every_hand_and_the_stock_from_the_seat() -> None:

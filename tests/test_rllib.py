@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
 
 from rummy500.agents.registry import make_agent  # noqa: E402

@@ -11,6 +11,8 @@ from rummy500.train.rllib_env import LeagueVectorEnv
 from rummy_env.core import Rules, sample_legal
 from rummy_env.envs.options import TERMINAL_MASK_ACTION
 
+pytestmark = pytest.mark.slow
+
 
 def test_fixed_tables_split_the_games_by_share() -> None:
     assert fixed_tables(0.2, 1, 10).tolist() == [SELF] * 2 + [0] * 8

@@ -25,6 +25,8 @@ from rummy500.train.config_checks import ConfigError
 from rummy500.train.plots import resume_times
 from rummy500.train.rllib_backend import load_rllib_config
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["num_envs=4", "num_steps=8", "eval_every=0", "arch_kwargs={hidden: [16]}",
         "opponents=[random, casual]", "self_play=0.3", "snapshot_every=1", "max_snapshots=2",

@@ -93,6 +93,9 @@ from .options import (
     single_spaces,
 )
 
+Observations = np.ndarray | CompactObservation
+"""float32 [B, D], or the compact codes and numbers of an env made with ``compact=True``."""
+
 
 class _Games:
     """B games of one run: the state, game ids, per-episode counters and what the tables
@@ -184,7 +187,7 @@ class RummyVectorEnv:
                 "next_game": int(games.stream.next_game),
                 "slot_game": games.stream.slot_game.copy(), "length": games.length.copy()}
 
-    def restore(self, snapshot: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def restore(self, snapshot: dict[str, Any]) -> tuple[Observations, np.ndarray, np.ndarray]:
         """Continue from a ``snapshot`` of a run of the same rules and size (after
         ``reset``); returns (obs, mask, seat) as ``reset`` does."""
         games = self._games
@@ -202,7 +205,7 @@ class RummyVectorEnv:
         return observe(self.rules, self.state, seats, rows)
 
     def reset(self, seed: int | None = None, *, out: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              ) -> tuple[Observations, np.ndarray, np.ndarray]:
         """Deal B new games: (obs float32 [B,D], mask bool [B,A], seat int64 [B]).
 
         ``seed`` restarts the run's game ids from 0; without it, the run goes on
@@ -220,7 +223,7 @@ class RummyVectorEnv:
         return self._mask_and_observe(out)
 
     def _mask_and_observe(self, out: np.ndarray | None
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                          ) -> tuple[Observations, np.ndarray, np.ndarray]:
         """(obs, mask, seat) of the games as they stand, the tables' cache brought up to
         date first."""
         tables = self._games.tables
@@ -228,7 +231,7 @@ class RummyVectorEnv:
         self.mask = legal_mask(self.rules, self.state, fits=tables.fits, blocked=tables.blocked)
         return self._observe(out), self.mask, self.state.current_player.astype(np.int64)
 
-    def _observe(self, out: np.ndarray | None) -> np.ndarray | CompactObservation:
+    def _observe(self, out: np.ndarray | None) -> Observations:
         """What the seat to play in every game observes now (compact when asked for),
         written into ``out`` when given."""
         games = self._games
@@ -238,7 +241,7 @@ class RummyVectorEnv:
                        table=games.tables.columns, out=out, compact=self.compact)
 
     def step(self, actions: np.ndarray, *, out: np.ndarray | None = None
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+             ) -> tuple[Observations, np.ndarray, np.ndarray, np.ndarray,
                         np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per game (for the seat to play); see the module docstring. ``out``:
         as for ``reset``, the array the observations are written into."""
