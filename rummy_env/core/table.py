@@ -113,7 +113,7 @@ def meld_accepts(rules: Rules, melds, at: tuple) -> np.ndarray:
 
     # A set of three lacks exactly one suit (a set's slots are its suits): the sum of
     # the empty suits' numbers.
-    missing_suit = sum(np.int16(suit) * (melds.meld_by[tuple(at) + (suit,)] < 0) for suit in (1, 2, 3))
+    missing_suit = sum(np.int16(suit) * (melds.meld_by[at + (suit,)] < 0) for suit in (1, 2, 3))
     is_set = (kind == KIND_SET) & (length == 3)
     accepts[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
 
