@@ -68,6 +68,8 @@ class MLPPolicy(_PolicyValue):
     """Observation -> tanh MLP trunk -> policy logits and value."""
 
     def __init__(self, obs_dim: int, n_actions: int, hidden: tuple[int, ...] = (256, 128)):
+        if not hidden or not all(isinstance(h, int) and h >= 1 for h in hidden):
+            raise ValueError(f"hidden={list(hidden)}: give one or more layer widths >= 1")
         super().__init__(hidden[-1], n_actions)
         layers: list[nn.Module] = []
         width = obs_dim

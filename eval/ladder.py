@@ -18,13 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rummy500.agents.base import Agent
+from rummy500.agents.registry import ANY_RULES
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import build_report, markdown, to_json
 from rummy500.eval.shards import Workers
 from rummy_env.core import Rules
 
-DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
-"""The agents every ladder holds unless told otherwise, weakest first."""
+DEFAULT_AGENTS = ANY_RULES
+"""The agents every ladder holds unless told otherwise, weakest first: the built-in ones
+that play under every rule set."""
 
 LADDER_FIELDS = ("rank", "agent", "rating", "rating_lo", "rating_hi", "games", "win_rate",
                  "decisions_per_s")

@@ -15,8 +15,9 @@ import sys
 # name -> (module with main(argv), one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("rummy500.commands.demo", "play one random game and print it move by move"),
-    "bench": ("rummy500.commands.bench",
-              "measure core throughput (agent-steps/s, hands/s, memory)"),
+    "speed": ("rummy500.commands.speed",
+              "measure throughput: core, envs, agents (agent-steps/s, hands/s, memory)"),
+    "bench": ("rummy500.commands.speed", "the old name of 'speed', kept for this release"),
     "scenario": ("rummy_env.scenario",
                  "run a conformance scenario file and print the result"),
     "difftest": ("rummy500.commands.differential",

@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from rummy500.eval.benchmark import LEVELS, PINNED, fit_rating, rating_interval
+
+pytestmark = pytest.mark.slow
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "write_an_agent.py"
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
 
 from rummy500.agents.registry import make_agent  # noqa: E402
@@ -20,10 +22,10 @@ RULES = {"preset": "standard", "target": 100}
 
 def short_run(tmp_path: Path, **more) -> dict:
     """A small config: two iterations sampled in the driver, then an evaluation."""
-    return {"iterations": 2, "train_batch_size": 512, "minibatch_size": 256, "num_epochs": 1,
-            "num_env_runners": 0, "num_envs_per_env_runner": 8, "eval_every": 2,
+    return {"iterations": 2, "train_batch_size": 512, "num_minibatches": 2, "update_epochs": 1,
+            "num_env_runners": 0, "num_envs": 8, "eval_every": 2,
             "eval_games": 2, "eval_opponents": ["random"], "run_dir": str(tmp_path),
-            "rules": RULES, "opponents": {"self": 0.5, "random": 0.5}, **more}
+            "rules": RULES, "self_play": 0.5, "opponents": ["random"], **more}
 
 
 @pytest.fixture(scope="module")

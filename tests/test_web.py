@@ -45,6 +45,8 @@ from rummy_env.core import (
     write_records,
 )
 
+pytestmark = pytest.mark.slow
+
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
 
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rummy500.agents.registry import make_agent
+from rummy500.agents.registry import BUILTIN, make_agent
 from rummy_env.config import parse_overrides
 from rummy_env.core import GameRecord, Rules, daily_seed
 
@@ -96,7 +96,7 @@ def rules_of(body: dict[str, Any]) -> Rules:
         raise Refusal(400, str(e)) from None
 
 
-TABLE_AGENTS = ("random", "casual", "sharp", "champion", "expert")
+TABLE_AGENTS = tuple(BUILTIN)
 """The agents a page may seat when the server is started without ``--agents``."""
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -187,6 +187,16 @@ class Games:
         """``player_view`` of ``seats[i]`` in game ``rows[i]`` (defaults: every game, the
         seat to play)."""
         return player_view(self.rules, self.state, seats, rows, points=self._kept("points", rows))
+
+    @overload
+    def observe(self, seats: np.ndarray | None = None, rows: np.ndarray | None = None, *,
+                out: np.ndarray | None = None, compact: Literal[False] = False
+                ) -> np.ndarray: ...
+
+    @overload
+    def observe(self, seats: np.ndarray | None = None, rows: np.ndarray | None = None, *,
+                out: np.ndarray | None = None, compact: bool
+                ) -> np.ndarray | CompactObservation: ...
 
     def observe(self, seats: np.ndarray | None = None, rows: np.ndarray | None = None, *,
                 out: np.ndarray | None = None, compact: bool = False

@@ -84,7 +84,7 @@ def replay(record: GameRecord, on_step=None) -> State:
     result differs. ``on_step(state, action_text)`` is called before each action."""
     rules = Rules.from_dict(record.rules)
     action_ids = action_layout(rules)
-    state = init(rules, record.seed, game_ids=[record.game_id])
+    state = init(rules, record.seed, game_ids=np.array([record.game_id]))
     for i, text in enumerate(record.actions):
         if on_step is not None:
             on_step(state, text)

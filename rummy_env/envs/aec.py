@@ -169,7 +169,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self._agent_steps = [0] * self.rules.players
         self._game_steps = 0
         self._winner = -1
-        self._hand_info = None
+        self._hand_info: dict[str, Any] | None = None
         self._set_infos()
         self._next_turn()
         if self.render_mode == "human":

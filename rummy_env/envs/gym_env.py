@@ -59,7 +59,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rummy_env.core import Games, Rules, action_layout
+from rummy_env.core import Games, Rules, State, action_layout
 
 from .episode import auto_deal, outcome
 from .info import game_info
@@ -73,6 +73,12 @@ class RummyGymEnv(gym.Env):
     """One learning seat; the other seats are played by ``opponents`` (module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    rules: Rules
+    episode: str
+    reward: str
+    pcr: int
+    illegal_action: str
+    """Set by ``options.configure``, as in every single-game env."""
 
     def __init__(self, rules: Rules | None = None, *, rules_file: str | None = None,
                  preset: str | None = None, opponents: Any = None, seat: int | str = 0,
@@ -90,7 +96,7 @@ class RummyGymEnv(gym.Env):
         self._policies = [as_policy(o, single=True) for o in opponents]
         self._auto_deal = auto_deal(self.episode)
         self._games: Games | None = None
-        self._state = None
+        self._state: State | None = None
         self._mask: np.ndarray | None = None
         self._done_mask = np.zeros((1, self._layout.size), bool)
         self._done_mask[0, TERMINAL_MASK_ACTION] = True
@@ -187,7 +193,7 @@ class RummyGymEnv(gym.Env):
         info.update(game_info(self._state, winner=self._winner, length=self._length))
         return info
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # ansi text, as gymnasium's docs allow
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode "
                             "(pass render_mode='ansi' or 'human')")

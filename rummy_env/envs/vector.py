@@ -88,6 +88,9 @@ from .options import (
     single_spaces,
 )
 
+Observations = np.ndarray | CompactObservation
+"""float32 [B, D], or the compact codes and numbers of an env made with ``compact=True``."""
+
 
 class _Games:
     """B games of one run: the engine's driver (``driver``: the games, their deals, what
@@ -179,7 +182,7 @@ class RummyVectorEnv:
         games = self._games
         return {**games.driver.snapshot(), "length": games.length.copy()}
 
-    def restore(self, snapshot: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def restore(self, snapshot: dict[str, Any]) -> tuple[Observations, np.ndarray, np.ndarray]:
         """Continue from a ``snapshot`` of a run of the same rules and size (after
         ``reset``); returns (obs, mask, seat) as ``reset`` does."""
         games = self._games
@@ -192,7 +195,7 @@ class RummyVectorEnv:
         return self._games.driver.observe(seats, rows)
 
     def reset(self, seed: int | None = None, *, out: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              ) -> tuple[Observations, np.ndarray, np.ndarray]:
         """Deal B new games: (obs float32 [B,D], mask bool [B,A], seat int64 [B]).
 
         ``seed`` restarts the run's game ids from 0; without it, the run goes on
@@ -210,12 +213,12 @@ class RummyVectorEnv:
         return self._mask_and_observe(out)
 
     def _mask_and_observe(self, out: np.ndarray | None
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                          ) -> tuple[Observations, np.ndarray, np.ndarray]:
         """(obs, mask, seat) of the games as they stand."""
         self.mask = self._games.driver.mask()
         return self._observe(out), self.mask, self.state.current_player.astype(np.int64)
 
-    def _observe(self, out: np.ndarray | None) -> np.ndarray | CompactObservation:
+    def _observe(self, out: np.ndarray | None) -> Observations:
         """What the seat to play in every game observes now (compact when asked for),
         written into ``out`` when given."""
         games = self._games
@@ -224,7 +227,7 @@ class RummyVectorEnv:
         return games.driver.observe(out=out, compact=self.compact)
 
     def step(self, actions: np.ndarray, *, out: np.ndarray | None = None
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+             ) -> tuple[Observations, np.ndarray, np.ndarray, np.ndarray,
                         np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per game (for the seat to play); see the module docstring. ``out``:
         as for ``reset``, the array the observations are written into."""
