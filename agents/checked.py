@@ -1,7 +1,8 @@
 """Agents whose code is not the project's, held to the agent protocol at every decision.
 
 A ``py:`` agent, an installed plug-in or an object handed to ``rummy500.evaluate``
-is a user's code. Whatever it does wrong inside a match (``act`` raises, answers
+is a user's code. Whatever it does wrong inside a match (``act`` raises, even
+``SystemExit``, answers
 the wrong number of moves or something that is no action id, or plays an
 illegal move) becomes an ``AgentFailure`` that names the agent and the fault in
 one line. The arena then ends the match keeping every game finished before it,
@@ -43,7 +44,7 @@ class CheckedAgent:
             answer = self.wrapped.act(decision)
         except AgentFailure:
             raise
-        except Exception as e:  # the user's code
+        except (Exception, SystemExit) as e:  # the user's code (exiting ends the match only)
             raise AgentFailure(f"agent {self.name}: act raised {type(e).__name__}: {e}"
                                f"{raised_at(e)}") from None
         return checked_actions(self.name, answer, decision)

@@ -70,7 +70,9 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
 
     ``make_reference(name, seed)`` builds a reference (default: the registry);
     ``on_reference(name)`` is told before each match starts. An agent that fails
-    (``AgentFailure``) ends the benchmark with that error.
+    (``AgentFailure``) or Ctrl-C ends the benchmark: the card then holds the references
+    played to the end, no rating (the protocol rates whole runs only), and ``stopped``
+    saying why; with none played to the end the failure is raised.
     """
     if level not in LEVELS:
         raise ValueError(f"benchmark level {level!r}: choose from {', '.join(LEVELS)}")
@@ -90,7 +92,11 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
         match = play_match(RULES, [agent, reference], plan.games, seed=plan.seed,
                            duplicate=True, batch_size=batch_size, progress=progress,
                            kinds=["newcomer", name])
-        match.raise_if_stopped("the benchmark")
+        if match.stopped:
+            if not rows:
+                match.raise_if_stopped("the benchmark")
+            return stopped_card(agent.name, level, rows, f"{match.stopped}; the benchmark "
+                                f"stopped during the match against {name}")
         rate, _ = win_rate_by_deal(match, 0)
         score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
         deal = np.unique(match.deal, return_inverse=True)[1]
@@ -108,7 +114,15 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
         "ms_per_decision": 1000.0 * agent_seconds / max(1, decisions),
         "seconds": time.perf_counter() - start,
     }
-    return {**card, "summary": summary_line(card)}
+    return {**card, "summary": summary_line(card), "stopped": None}
+
+
+def stopped_card(agent: str, level: str, rows: list[dict], stopped: str) -> dict:
+    """The card of a run that stopped: the references played to the end, no rating."""
+    return {"protocol": PROTOCOL, "level": level, "agent": agent, "elo": None,
+            "games": int(sum(r["games"] for r in rows)), "references": rows,
+            "win_rate": {r["reference"]: r["win_rate"] for r in rows}, "stopped": stopped,
+            "summary": f"{agent}: {PROTOCOL} ({level}) stopped: no rating"}
 
 
 def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray,
@@ -164,10 +178,14 @@ def summary_line(card: dict) -> str:
 
 def card_markdown(card: dict) -> str:
     """The report card: a table of the matches against the references, then the summary."""
-    lines = [f"## {card['agent']}: {card['protocol']} ({card['level']})", "",
-             f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
-             f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
-             f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s.", "",
+    if card["stopped"]:
+        said = (f"Stopped ({card['stopped']}): no rating; the references played to the end "
+                f"({card['games']:,} games):")
+    else:
+        said = (f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
+                f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
+                f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s.")
+    lines = [f"## {card['agent']}: {card['protocol']} ({card['level']})", "", said, "",
              "| reference | pinned rating | games | win rate | 95% CI | score |",
              "| --- | ---: | ---: | ---: | --- | ---: |"]
     for row in card["references"]:

@@ -38,14 +38,20 @@ def ladder_games(n_agents: int, players: int, games: int) -> int:
 def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                 batch_size: int = 1024, bootstrap: int = 200, progress: bool = True,
                 meta: dict | None = None) -> dict:
-    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order."""
+    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order.
+
+    A match that an agent or Ctrl-C stopped is rated on the games finished before, and
+    ``report["stopped"]`` says why (None for a whole one); with none finished, the failure
+    is raised (``MatchResult.raise_if_stopped``)."""
     if len(agents) < 3:
         raise ValueError("a ladder needs at least three agents")
     total = ladder_games(len(agents), rules.players, games)
     match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
                        progress=progress)
-    match.raise_if_stopped("the ladder")
+    if not match.n_games:
+        match.raise_if_stopped("the ladder")
     report = build_report(match, bootstrap=bootstrap, meta=meta)
+    report["stopped"] = match.stopped
     by_name = {a["agent"]: a for a in report["agents"]}
     order = sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"])
     report["ladder"] = [

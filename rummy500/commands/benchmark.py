@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from rummy500.agents.registry import SPEC_FORMS, make_agent
+from rummy500.cli import stopped_status
 from rummy500.commands.arg_checks import CommandParser, check_output_dir, positive_int
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
 from rummy500.eval.benchmark import LEVELS, PINNED, PROTOCOL, RULES, benchmark, card_markdown
@@ -53,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
 
     card = benchmark(agent, level, batch_size=args.batch_size, progress=not args.no_progress,
                      on_reference=tell)
+    if card["stopped"]:
+        print(f"rummy500 benchmark: {card['stopped']}", file=sys.stderr)
     if args.json:
         print(json.dumps(json.loads(to_json(card)), separators=(",", ":")))
     else:
@@ -64,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         (out / "benchmark.md").write_text(card_markdown(card))
         if not args.json:
             print(f"wrote {out / 'benchmark.json'}, {out / 'benchmark.md'}")
-    return 0
+    return stopped_status(card["stopped"])
 
 
 if __name__ == "__main__":

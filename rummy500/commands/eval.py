@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rummy500.cli import AGENT_FAILED
+from rummy500.cli import stopped_status
 from rummy500.commands.arg_checks import (
     CommandParser,
     bootstrap_count,
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rummy500 eval: {match.stopped}; the match stopped after {match.n_games:,} "
               "finished games" + (", reported below" if match.n_games else ""), file=sys.stderr)
         if not match.n_games:
-            return AGENT_FAILED
+            return stopped_status(match.stopped)
     command = "rummy500 eval " + " ".join(args_in)
     report = build_report(match, bootstrap=args.bootstrap,
                           meta={"daily": day, "command": command}, pcr=args.pcr)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         if "png" not in paths:
             print("win_rates.png skipped: matplotlib is not installed "
                   "(pip install matplotlib, or the [plots] extra)")
-    return AGENT_FAILED if match.stopped else 0
+    return stopped_status(match.stopped)
 
 
 if __name__ == "__main__":

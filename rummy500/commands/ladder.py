@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rummy500.cli import stopped_status
 from rummy500.commands.arg_checks import (
     CommandParser,
     bootstrap_count,
@@ -86,10 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     report = play_ladder(rules, agents, args.games, seed=args.seed, batch_size=args.batch_size,
                          bootstrap=args.bootstrap, progress=not args.no_progress,
                          meta={"command": "rummy500 ladder " + " ".join(args_in)})
+    if report["stopped"]:
+        print(f"rummy500 ladder: {report['stopped']}; the ladder stopped after "
+              f"{report['meta']['games']:,} finished games, rated below", file=sys.stderr)
     print(ladder_markdown(report), end="")
     if args.out:
         print("wrote " + ", ".join(str(p) for p in write_ladder(report, args.out)))
-    return 0
+    return stopped_status(report["stopped"])
 
 
 if __name__ == "__main__":
