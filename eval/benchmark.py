@@ -95,8 +95,7 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
         if match.stopped:
             if not rows:
                 match.raise_if_stopped("the benchmark")
-            return stopped_card(agent.name, level, rows, f"{match.stopped}; the benchmark "
-                                f"stopped during the match against {name}")
+            return stopped_card(agent.name, level, rows, match.stopped, name)
         rate, _ = win_rate_by_deal(match, 0)
         score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
         deal = np.unique(match.deal, return_inverse=True)[1]
@@ -117,12 +116,14 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
     return {**card, "summary": summary_line(card), "stopped": None}
 
 
-def stopped_card(agent: str, level: str, rows: list[dict], stopped: str) -> dict:
-    """The card of a run that stopped: the references played to the end, no rating."""
+def stopped_card(agent: str, level: str, rows: list[dict], stopped: str, during: str) -> dict:
+    """The card of a run that stopped (why: ``stopped``) in the match against ``during``:
+    the references played to the end, no rating."""
     return {"protocol": PROTOCOL, "level": level, "agent": agent, "elo": None,
             "games": int(sum(r["games"] for r in rows)), "references": rows,
             "win_rate": {r["reference"]: r["win_rate"] for r in rows}, "stopped": stopped,
-            "summary": f"{agent}: {PROTOCOL} ({level}) stopped: no rating"}
+            "stopped_during": during,
+            "summary": f"{agent}: {PROTOCOL} ({level}) stopped against {during}: no rating"}
 
 
 def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray,

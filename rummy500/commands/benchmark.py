@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     card = benchmark(agent, level, batch_size=args.batch_size, progress=not args.no_progress,
                      on_reference=tell)
     if card["stopped"]:
-        print(f"rummy500 benchmark: {card['stopped']}", file=sys.stderr)
+        print(f"rummy500 benchmark: {card['stopped']}; the benchmark stopped during the match "
+              f"against {card['stopped_during']}", file=sys.stderr)
     if args.json:
         print(json.dumps(json.loads(to_json(card)), separators=(",", ":")))
     else:

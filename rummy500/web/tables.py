@@ -151,7 +151,8 @@ def offered_agents(specs: Sequence[str]) -> dict[str, str]:
     """Name a page sees -> agent spec, for the ``--agents`` of a server: ``NAME=SPEC`` under
     NAME; a built-in name as it is; an outside spec under its kind and a short name that
     shows no command line, option or folder (``cmd:python``, ``ckpt:best.pt``; a second
-    one the same gets ``#2``; ``py:MODULE:NAME`` as it is). A page is told only these names, never a spec."""
+    one the same gets ``#2``; ``py:MODULE:NAME`` as it is). A page is told only these
+    names, never a spec."""
     offered: dict[str, str] = {}
     for spec in specs:
         spec = spec.strip()

@@ -1,0 +1,332 @@
+"""What an outside agent, file or web client does cannot harm the machine or lose a result.
+
+Through the real programs, with real processes: every process a ``cmd:`` agent
+starts (its children included) ends with its match or its web game, on every way a
+game ends; a refused request starts none; stderr and timeouts are bounded; an agent
+that exits or a Ctrl-C ends a match in one line, keeping the games finished; the web
+table recovers a game after an agent fails, shows pages only the names the operator
+chose, stays quiet when clients hang up and serves a burst of connections.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+AGENT_FAILED, INTERRUPTED = 3, 130
+
+BOT = '''
+import json, subprocess, sys, time
+mark = sys.argv[1]
+# a child of its own that would live ten minutes: it must end with the agent
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", mark])
+for line in sys.stdin:
+    message = json.loads(line)
+    if "hello" in message:
+        print(json.dumps({"name": "forker"}), flush=True)
+        continue
+    print(json.dumps({"action": message["legal"][0]["id"]}), flush=True)
+'''
+
+
+def rummy500(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rummy500.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def marked(mark: str) -> int:
+    """How many processes on this machine carry ``mark`` in their command line."""
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if mark.encode() in f.read().split(b"\0"):
+                    count += 1
+        except OSError:
+            pass  # ended meanwhile
+    return count
+
+
+def settled(mark: str, expected: int, wait: float = 10.0) -> int:
+    """The count of ``marked(mark)`` once it reaches ``expected`` (or after ``wait`` s)."""
+    end = time.monotonic() + wait
+    while (count := marked(mark)) != expected and time.monotonic() < end:
+        time.sleep(0.1)
+    return count
+
+
+def one_error_line(done: subprocess.CompletedProcess) -> str:
+    """The one error line on stderr (beside the "playing N games" status line), no
+    traceback."""
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.strip().splitlines()
+             if line.strip() and not line.startswith(("playing", "against"))]
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+# --- processes of matches ----------------------------------------------------------
+def test_a_cmd_agents_children_end_with_the_match(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text(BOT)
+    mark = f"mark-{os.getpid()}-match"
+    done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py {mark}", "random",
+                    "--games", "2", "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert settled(mark, 0) == 0
+
+
+def test_stderr_without_newlines_is_kept_bounded(tmp_path: Path) -> None:
+    """20 MB of stderr in one line: the arena keeps its tail, and quotes a short piece."""
+    from rummy500.agents.process_agent import STDERR_BYTES, ProcessAgent
+    from rummy_env.core import Rules
+
+    (tmp_path / "bot.py").write_text(
+        "import sys\nsys.stdin.readline()\nsys.stderr.write('x' * 20_000_000)\n"
+        "sys.stderr.flush()\nprint('{}', flush=True)\nsys.stdin.readline()\nsys.exit(9)\n")
+    agent = ProcessAgent(f"{sys.executable} {tmp_path / 'bot.py'}", Rules())
+    time.sleep(1.0)  # the stderr reader catches up
+    assert len(agent._stderr) <= STDERR_BYTES
+    agent.close()
+    done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py", "random", "--games",
+                    "2", "--no-progress", cwd=tmp_path)
+    line = one_error_line(done)
+    assert done.returncode == AGENT_FAILED and "exit code 9" in line and len(line) < 600
+
+
+@pytest.mark.parametrize("timeout", ["1e300", "inf", "1e6", "nan"])
+def test_a_huge_timeout_is_refused_in_one_line(tmp_path: Path, timeout: str) -> None:
+    (tmp_path / "bot.py").write_text(BOT)
+    done = rummy500("eval", "--agents", f"cmd[timeout={timeout}]:{sys.executable} bot.py x",
+                    "random", "--games", "2", "--no-progress", cwd=tmp_path)
+    assert done.returncode == 2 and "at most 3600" in one_error_line(done)
+
+
+EXITING_BOT = '''
+import os, signal, sys
+
+
+class Bot:
+    """First legal move; after {after} decisions it {how}."""
+
+    name = "quitter"
+
+    def __init__(self, rules, seed):
+        self.calls = 0
+
+    def act(self, decision):
+        self.calls += decision.size
+        if self.calls > {after}:
+            {how}
+        return decision.mask.argmax(axis=1)
+'''
+
+
+@pytest.mark.parametrize(("program", "how", "status", "words"), [
+    ("eval", "sys.exit(5)", AGENT_FAILED, "act raised SystemExit"),
+    ("eval", "os.kill(os.getpid(), signal.SIGINT)", INTERRUPTED, "interrupted (Ctrl-C)"),
+    ("ladder", "os.kill(os.getpid(), signal.SIGINT)", INTERRUPTED, "interrupted (Ctrl-C)"),
+])
+def test_an_exit_or_ctrl_c_keeps_the_games_finished(tmp_path: Path, program: str, how: str,
+                                                     status: int, words: str) -> None:
+    (tmp_path / "quitting.py").write_text(EXITING_BOT.format(after=400, how=how))
+    agents = ["py:quitting:Bot", "random"] + (["casual", "--no-defaults"]
+                                              if program == "ladder" else [])
+    done = rummy500(program, "--agents", *agents, "--games", "8", "--batch-size", "2",
+                    "--no-progress", "--out", "report", cwd=tmp_path)
+    line = one_error_line(done)
+    assert done.returncode == status and words in line, done.stderr
+    finished = int(line.split("stopped after ")[1].split()[0])
+    assert finished > 0
+    written = json.loads(next((tmp_path / "report").glob("*.json")).read_text())
+    assert written["meta"]["games"] == finished
+
+
+def test_ctrl_c_during_the_benchmark_keeps_the_references_played(tmp_path: Path) -> None:
+    """A real SIGINT from outside once the second reference's match has begun."""
+    (tmp_path / "slow.py").write_text(
+        "import time\n\nclass Bot:\n    name = 'slow'\n\n    def __init__(self, rules, seed):\n"
+        "        pass\n\n    def act(self, decision):\n        time.sleep(0.02)\n"
+        "        return decision.mask.argmax(axis=1)\n")
+    process = subprocess.Popen([sys.executable, "-m", "rummy500.cli", "benchmark",
+                                "py:slow:Bot", "--quick", "--json"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said = []
+    for line in process.stderr:  # "against NAME ..." before each reference
+        said.append(line)
+        if line.startswith("against casual"):
+            time.sleep(1.0)
+            process.send_signal(signal.SIGINT)
+            break
+    out, err = process.communicate(timeout=120)
+    err = "".join(said) + err
+    assert process.returncode == INTERRUPTED and "Traceback" not in err, err
+    assert "interrupted (Ctrl-C); the benchmark stopped during the match against casual" in err
+    card = json.loads(out)
+    assert card["elo"] is None and [r["reference"] for r in card["references"]] == ["random"]
+
+
+# --- processes of the web table ----------------------------------------------------
+class Serve:
+    """``rummy500 serve`` in a process of its own, and plain HTTP calls to it."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "rummy500.cli", "serve", "--port", "0", *args], cwd=cwd,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        url = self.process.stdout.readline().split()[4]  # "Rummy 500 table at URL ..."
+        self.host, self.port = url.split("//")[1].rstrip("/").split(":")
+        self.port = int(self.port)
+        self.bodies: list[str] = []
+
+    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            data = None if body is None else json.dumps(body).encode()
+            conn.request(method, path, body=data,
+                         headers={"Content-Type": "application/json"} if data else {})
+            response = conn.getresponse()
+            text = response.read().decode()
+            self.bodies.append(text)
+            return response.status, json.loads(text)
+        finally:
+            conn.close()
+
+    def stop(self) -> str:
+        """SIGINT, as Ctrl-C; the server's stderr."""
+        self.process.send_signal(signal.SIGINT)
+        _, err = self.process.communicate(timeout=60)
+        return err
+
+
+def play_out(serve: Serve, view: dict, rng: np.random.Generator) -> dict:
+    """Random legal moves for the person, ``advance`` for the agents, to the game's end."""
+    for _ in range(5000):
+        if view["waiting"] == "over":
+            return view
+        if view["waiting"] == "agent":
+            status, view = serve.call("POST", f"/api/games/{view['id']}/advance",
+                                      {"version": view["version"]})
+        else:
+            move = view["moves"][int(rng.integers(len(view["moves"])))]["text"]
+            status, view = serve.call("POST", f"/api/games/{view['id']}/act",
+                                      {"action": move, "version": view["version"]})
+        assert status == 200, view
+    raise AssertionError("the game did not end")
+
+
+def test_the_servers_agent_processes_end_with_their_games(tmp_path: Path) -> None:
+    """Two places; each game seats a cmd: agent that starts a child of its own. The count
+    of those processes follows the games: none for a refused request, back to none after
+    a game ends, is closed, idles out or the server stops."""
+    (tmp_path / "bot.py").write_text(BOT)
+    mark = f"mark-{os.getpid()}-serve"
+    serve = Serve(tmp_path, "--max-games", "2", "--idle-minutes", "0.05", "--agents",
+                  f"bot=cmd:{sys.executable} bot.py {mark}")
+    try:
+        assert marked(mark) == 0
+        request = {"opponents": ["bot"], "flags": "max_hands=1 max_turns=8", "seed": 1}
+        status, first = serve.call("POST", "/api/games", request)
+        assert status == 200, first
+        status, second = serve.call("POST", "/api/games", request)
+        assert status == 200 and settled(mark, 4) == 4  # an agent and its child a game
+        for _ in range(3):
+            assert serve.call("POST", "/api/games", request)[0] == 503
+        assert marked(mark) == 4  # refused: nothing started
+        assert serve.call("DELETE", f"/api/games/{first['id']}")[0] == 200
+        assert settled(mark, 2) == 2
+        over = play_out(serve, second, np.random.default_rng(0))
+        assert over["waiting"] == "over" and settled(mark, 0) == 0
+        assert serve.call("DELETE", f"/api/games/{second['id']}")[0] == 200
+        status, idle = serve.call("POST", "/api/games", request)
+        assert status == 200 and settled(mark, 2) == 2
+        assert settled(mark, 0, wait=30) == 0  # 3 s idle: closed with no request coming
+        for _ in range(2):
+            assert serve.call("POST", "/api/games", request)[0] == 200
+        assert settled(mark, 4) == 4
+    finally:
+        err = serve.stop()
+    assert settled(mark, 0) == 0 and "Traceback" not in err, err
+
+
+def test_a_game_recovers_after_its_agent_fails_and_pages_see_only_offered_names(
+        tmp_path: Path) -> None:
+    """The first process of the agent dies at its first decision (502, its stderr to the
+    log); the game seats a fresh one and goes on. No page ever sees the command line, its
+    secret argument, the agent's stderr or a server path."""
+    (tmp_path / "bot.py").write_text(
+        "import json, os, sys\nfirst = not os.path.exists('started')\n"
+        "open('started', 'a').close()\n"
+        "for line in sys.stdin:\n    message = json.loads(line)\n"
+        "    if 'hello' in message:\n        print(json.dumps({'name': '\\x1b[31mred'}), "
+        "flush=True)\n        continue\n"
+        "    if first:\n        sys.stderr.write('segfault in the secret sauce\\n')\n"
+        "        sys.exit(4)\n"
+        "    print(json.dumps({'action': message['legal'][0]['id']}), flush=True)\n")
+    records = tmp_path / "records"
+    serve = Serve(tmp_path, "--records", str(records), "--agents",
+                  f"cmd:{sys.executable} {tmp_path / 'bot.py'} --token s3cr3t", "random")
+    try:
+        status, options = serve.call("GET", "/api/options")
+        name = f"cmd:{Path(sys.executable).name}"
+        assert options["agents"] == [name, "random"]
+        status, view = serve.call("POST", "/api/games", {
+            "mode": "watch", "opponents": [name, "random"], "flags": "max_hands=1", "seed": 2})
+        assert status == 200, view
+        while status == 200:  # until the agent's first decision
+            status, failed = serve.call("POST", f"/api/games/{view['id']}/advance",
+                                        {"version": view["version"]})
+            view = failed if status == 200 else view
+        assert status == 502 and name in failed["error"], failed
+        view = serve.call("GET", f"/api/games/{view['id']}")[1]
+        for _ in range(20):  # the fresh agent plays on
+            status, view = serve.call("POST", f"/api/games/{view['id']}/advance",
+                                      {"version": view["version"]})
+            assert status == 200, view
+        assert view["names"] == [name, "random"]
+        status, saved = serve.call("POST", f"/api/games/{view['id']}/save", {})
+    finally:
+        err = serve.stop()
+    assert "segfault in the secret sauce" in err and "Traceback" not in err
+    for body in serve.bodies:
+        for secret in ("s3cr3t", "secret sauce", str(tmp_path), "\\u001b", "bot.py"):
+            assert secret not in body, (secret, body)
+
+
+def test_hang_ups_leave_no_traceback_and_a_burst_is_served(tmp_path: Path) -> None:
+    serve = Serve(tmp_path)
+    try:
+        for _ in range(20):  # send a request and reset the connection at once
+            sock = socket.create_connection((serve.host, serve.port))
+            sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+        answers: list[int] = []
+
+        def ask() -> None:
+            conn = http.client.HTTPConnection(serve.host, serve.port, timeout=20)
+            conn.request("GET", "/api/options")
+            answers.append(conn.getresponse().status)
+            conn.close()
+
+        burst = [threading.Thread(target=ask) for _ in range(200)]
+        for thread in burst:
+            thread.start()
+        for thread in burst:
+            thread.join()
+        assert answers == [200] * 200
+    finally:
+        err = serve.stop()
+    assert "Traceback" not in err and "Error" not in err, err
