@@ -330,3 +330,100 @@ def test_hang_ups_leave_no_traceback_and_a_burst_is_served(tmp_path: Path) -> No
     finally:
         err = serve.stop()
     assert "Traceback" not in err and "Error" not in err, err
+
+
+# --- files from outside ------------------------------------------------------------
+class Payload:
+    """Unpickling this writes a file: proof that a loader ran what an archive carried."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))
+
+
+@pytest.fixture(scope="module")
+def sb3_model(tmp_path_factory) -> Path:
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the [clients] "
+                        "extra)")
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    import rummy_env  # noqa: F401 - registers Rummy500-v1
+
+    folder = tmp_path_factory.mktemp("sb3")
+    MaskablePPO("MlpPolicy", gymnasium.make("Rummy500-v1"), n_steps=64, batch_size=32,
+                seed=0, policy_kwargs={"net_arch": [32, 32]}).save(folder / "model")
+    return folder / "model.zip"
+
+
+def rewritten(source: Path, target: Path, **members: bytes) -> Path:
+    """A copy of the archive ``source`` with ``members`` replaced or added."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w",
+                                                         zipfile.ZIP_DEFLATED) as new:
+        for item in old.infolist():
+            if item.filename not in members:
+                new.writestr(item, old.read(item.filename))
+        for name, data in members.items():
+            new.writestr(name, data)
+    return target
+
+
+def test_an_sb3_model_plays_as_its_own_library_would(sb3_model: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from rummy500.agents.sb3_agent import SB3Agent
+    from rummy_env.core import Decision, Rules, encode, init, legal_mask, player_view
+
+    rules = Rules()
+    agent = SB3Agent(str(sb3_model), rules)
+    state = init(rules, 7, batch_size=16)
+    rows = np.arange(16)
+    view = player_view(rules, state, state.current_player, rows)
+    mask = legal_mask(rules, state)
+    ours = agent.act(Decision(rules=rules, mask=mask, view=view))
+    theirs, _ = MaskablePPO.load(sb3_model).predict(encode(rules, view), action_masks=mask,
+                                                    deterministic=True)
+    assert (ours == theirs).all()
+
+
+def test_a_pickle_in_an_sb3_archive_never_runs(sb3_model: Path, tmp_path: Path) -> None:
+    """A payload in the pickled settings is never decoded (the model plays); one in the
+    weights is refused by the weights-only reader; neither runs."""
+    import base64
+    import io
+    import pickle
+    import zipfile
+
+    import torch
+
+    proof = tmp_path / "ran"
+    with zipfile.ZipFile(sb3_model) as archive:
+        data = json.loads(archive.read("data"))
+        weights = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+    data["observation_space"][":serialized:"] = base64.b64encode(
+        pickle.dumps(Payload(proof))).decode()
+    in_data = rewritten(sb3_model, tmp_path / "in_data.zip", data=json.dumps(data).encode())
+    buffer = io.BytesIO()
+    torch.save({**weights, "extra": Payload(proof)}, buffer)
+    in_weights = rewritten(sb3_model, tmp_path / "in_weights.zip",
+                           **{"policy.pth": buffer.getvalue()})
+    done = rummy500("eval", "--agents", f"sb3:{in_data}", "random", "--games", "2",
+                    "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    done = rummy500("eval", "--agents", f"sb3:{in_weights}", "random", "--games", "2",
+                    "--no-progress", cwd=tmp_path)
+    assert done.returncode == 2 and "cannot load it" in one_error_line(done)
+    assert not proof.exists()
+
+
+def test_an_sb3_archive_that_inflates_is_refused_unread(sb3_model: Path,
+                                                        tmp_path: Path) -> None:
+    bomb = rewritten(sb3_model, tmp_path / "bomb.zip", data=b" " * 300_000_000)
+    assert bomb.stat().st_size < 2_000_000
+    done = rummy500("eval", "--agents", f"sb3:{bomb}", "random", "--games", "2",
+                    "--no-progress", cwd=tmp_path)
+    assert done.returncode == 2 and "over 1,048,576 bytes" in one_error_line(done)
