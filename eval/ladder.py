@@ -13,6 +13,7 @@ and ``write_ladder`` print it and write it (``ladder.json``, ``ladder.csv``,
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 from rummy500.agents.base import Agent
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import build_report, markdown, to_json
-from rummy_env.core import Rules
+from rummy_env.core import Rules, write_whole
 
 DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
 """The agents every ladder holds unless told otherwise, weakest first."""
@@ -78,14 +79,14 @@ def ladder_markdown(report: dict) -> str:
 
 
 def write_ladder(report: dict, out_dir: str | Path) -> list[Path]:
-    """Write ladder.json (everything), ladder.csv (the ladder rows) and ladder.md; their paths."""
+    """Write ladder.json (everything), ladder.csv (the ladder rows) and ladder.md, each whole
+    or not at all (``write_whole``: a full disk raises OSError); their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "ladder.json", out / "ladder.csv", out / "ladder.md"]
-    paths[0].write_text(to_json(report))
-    with open(paths[1], "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=LADDER_FIELDS)
-        writer.writeheader()
-        writer.writerows(report["ladder"])
-    paths[2].write_text(ladder_markdown(report))
-    return paths
+    rows = io.StringIO(newline="")
+    writer = csv.DictWriter(rows, fieldnames=LADDER_FIELDS)
+    writer.writeheader()
+    writer.writerows(report["ladder"])
+    return [write_whole(out / "ladder.json", to_json(report).encode()),
+            write_whole(out / "ladder.csv", rows.getvalue().encode()),
+            write_whole(out / "ladder.md", ladder_markdown(report).encode())]

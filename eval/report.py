@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -35,7 +36,7 @@ from rummy500.eval.stats import (
     ratio_interval,
     win_rate,
 )
-from rummy_env.core import chips
+from rummy_env.core import chips, write_whole
 
 
 def win_rate_by_deal(match: MatchResult, agent: int) -> tuple[Estimate, float]:
@@ -251,8 +252,8 @@ CSV_FIELDS = ("agent", "games", "wins", "win_rate", "win_lo", "win_hi", "points_
               "even_rate")
 
 
-def write_csv(report: dict, path: Path) -> None:
-    """One row per agent (plus the duplicate and rating columns when present)."""
+def csv_text(report: dict) -> str:
+    """agents.csv: one row per agent (plus the duplicate and rating columns when present)."""
     extra = []
     chip_fields = ["chips_per_game", "chips_lo", "chips_hi"]
     if report["meta"].get("pcr") is not None:
@@ -261,24 +262,25 @@ def write_csv(report: dict, path: Path) -> None:
         extra += ["dup_win_lo", "dup_win_hi", "dup_narrowing"]
     if "ratings" in report:
         extra += ["rating", "rating_lo", "rating_hi"]
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(list(CSV_FIELDS) + extra)
-        for a in report["agents"]:
-            row = [a[k] for k in CSV_FIELDS]
-            if report["meta"].get("pcr") is not None:
-                row += [a[k] for k in chip_fields]
-            if report["meta"]["duplicate"]:
-                d = a["duplicate"]
-                row += [d["win_lo"], d["win_hi"], d["narrowing"]]
-            if "ratings" in report:
-                r = report["ratings"][a["agent"]]
-                row += [r["rating"], r["lo"], r["hi"]]
-            w.writerow(row)
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(list(CSV_FIELDS) + extra)
+    for a in report["agents"]:
+        row = [a[k] for k in CSV_FIELDS]
+        if report["meta"].get("pcr") is not None:
+            row += [a[k] for k in chip_fields]
+        if report["meta"]["duplicate"]:
+            d = a["duplicate"]
+            row += [d["win_lo"], d["win_hi"], d["narrowing"]]
+        if "ratings" in report:
+            r = report["ratings"][a["agent"]]
+            row += [r["rating"], r["lo"], r["hi"]]
+        w.writerow(row)
+    return f.getvalue()
 
 
-def plot_win_rates(report: dict, path: Path) -> None:
-    """Bar chart of each agent's win rate with its 95% interval as error bars."""
+def plot_win_rates(report: dict) -> bytes:
+    """win_rates.png: each agent's win rate with its 95% interval as error bars."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -303,8 +305,10 @@ def plot_win_rates(report: dict, path: Path) -> None:
     for i, a in enumerate(agents):
         ax.text(i, a["win_hi"] + 0.015, f"{100 * rate[i]:.1f}%", ha="center", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    image = io.BytesIO()
+    fig.savefig(image, format="png")
     plt.close(fig)
+    return image.getvalue()
 
 
 def _jsonable(x: Any) -> Any:
@@ -328,16 +332,16 @@ def to_json(report: dict) -> str:
 def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
     """Write report.json, agents.csv, report.md and win_rates.png; their paths by kind.
 
-    Without matplotlib the picture is left out (no ``png`` key); the rest is written."""
+    Each file is written whole or not at all (``write_whole``): a full disk raises OSError
+    and leaves no file cut short. Without matplotlib the picture is left out (no ``png``
+    key); the rest is written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "report.json", "csv": out / "agents.csv", "md": out / "report.md",
-             "png": out / "win_rates.png"}
-    paths["json"].write_text(to_json(report))
-    write_csv(report, paths["csv"])
-    paths["md"].write_text(markdown(report))
+    contents = {"json": ("report.json", to_json(report).encode()),
+                "csv": ("agents.csv", csv_text(report).encode()),
+                "md": ("report.md", markdown(report).encode())}
     try:
-        plot_win_rates(report, paths["png"])
+        contents["png"] = ("win_rates.png", plot_win_rates(report))
     except ImportError:  # matplotlib is the optional [plots] extra
-        del paths["png"]
-    return paths
+        pass
+    return {kind: write_whole(out / name, data) for kind, (name, data) in contents.items()}

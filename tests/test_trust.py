@@ -427,3 +427,64 @@ def test_an_sb3_archive_that_inflates_is_refused_unread(sb3_model: Path,
     done = rummy500("eval", "--agents", f"sb3:{bomb}", "random", "--games", "2",
                     "--no-progress", cwd=tmp_path)
     assert done.returncode == 2 and "over 1,048,576 bytes" in one_error_line(done)
+
+
+# --- a full disk -------------------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A real file system of 320 KiB (tmpfs), mounted for the test; skipped, saying why,
+    where this user may not mount one."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=320k", "tmpfs", str(folder)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(folder: Path, leave: int) -> None:
+    """Fill ``folder``'s file system but for about ``leave`` bytes."""
+    free = os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize
+    (folder / "filler").write_bytes(b"x" * max(0, free - leave))
+
+
+def test_a_training_save_on_a_full_disk_is_one_line(small_disk: Path) -> None:
+    done = rummy500("train", "num_envs=4", "num_steps=8", "eval_every=0",
+                    "arch_kwargs={hidden: [256, 256]}", "opponents=[random]",
+                    "checkpoint_every=1", "progress=false", "torch_threads=1",
+                    "total_steps=64", f"run_dir={small_disk}", cwd=small_disk)
+    line = one_error_line(done)
+    assert done.returncode == 1 and "No space left on device" in line, done.stderr
+    assert not list(small_disk.rglob("*.pt")) and not list(small_disk.rglob("*.tmp"))
+
+
+def test_eval_record_on_a_full_disk_keeps_whole_lines_and_the_report(small_disk: Path) -> None:
+    from rummy_env.core import read_records
+
+    record = small_disk / "games.jsonl"
+    done = rummy500("eval", "--agents", "random", "random", "--games", "400", "--no-progress",
+                    "--record", str(record), cwd=small_disk)
+    line = one_error_line(done)
+    assert done.returncode == 1 and "No space left on device" in line
+    kept = int(line.split("the ")[1].split()[0])
+    assert 0 < kept < 400 and len(list(read_records(record))) == kept  # every line whole
+    assert "| random#1 | 400 |" in done.stdout
+
+
+def test_eval_out_on_a_full_disk_leaves_each_file_whole_or_absent(small_disk: Path) -> None:
+    fill(small_disk, 6000)
+    done = rummy500("eval", "--agents", "random", "random", "--games", "100", "--no-progress",
+                    "--out", str(small_disk / "out"), cwd=small_disk)
+    line = one_error_line(done)
+    assert done.returncode == 1 and "No space left on device" in line
+    assert "| random#1 | 100 |" in done.stdout
+    written = {p.name for p in (small_disk / "out").iterdir()}
+    assert written < {"report.json", "agents.csv", "report.md", "win_rates.png"}
+    if "report.json" in written:
+        json.loads((small_disk / "out" / "report.json").read_text())
+    if "agents.csv" in written:
+        assert (small_disk / "out" / "agents.csv").read_text().count("\n") == 3

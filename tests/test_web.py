@@ -337,7 +337,7 @@ def test_a_finished_game_is_saved_and_replays(server, capsys):
     assert record.agents == ["human", "random"] and record.seed == 5
     assert len(record.actions) == final["version"]
     assert call(server, "GET", f"{path}/record")[1]["line"] == saved_path.read_text().strip()
-    assert not list(saved_path.parent.glob(".saving-*"))
+    assert not list(saved_path.parent.glob("*.tmp"))
     assert replay_tool.main([str(saved_path)]) == 0
     assert "replay matches the record" in capsys.readouterr().out
 

@@ -21,6 +21,7 @@ from rummy500.commands.arg_checks import CommandParser, check_output_dir, positi
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
 from rummy500.eval.benchmark import LEVELS, PINNED, PROTOCOL, RULES, benchmark, card_markdown
 from rummy500.eval.report import to_json
+from rummy_env.core import write_whole
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,8 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "benchmark.json").write_text(to_json(card))
-        (out / "benchmark.md").write_text(card_markdown(card))
+        try:
+            write_whole(out / "benchmark.json", to_json(card).encode())
+            write_whole(out / "benchmark.md", card_markdown(card).encode())
+        except OSError as e:
+            print(f"rummy500 benchmark: cannot write {e.filename or out}: {e.strerror or e}; "
+                  "the card above is whole", file=sys.stderr)
+            return 1
         if not args.json:
             print(f"wrote {out / 'benchmark.json'}, {out / 'benchmark.md'}")
     return stopped_status(card["stopped"])

@@ -101,8 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
                        recorder=recorder, kinds=kinds)
-    if recorder is not None:
-        print(f"appended {len(recorder.done)} game records to {args.record}")
+    if recorder is not None and recorder.failed:
+        print(f"rummy500 eval: --record: {recorder.failed}; the {recorder.written:,} games "
+              "recorded before are whole in it, and the report below counts every game",
+              file=sys.stderr)
+    elif recorder is not None:
+        print(f"appended {recorder.written} game records to {args.record}")
     if match.stopped:
         print(f"rummy500 eval: {match.stopped}; the match stopped after {match.n_games:,} "
               "finished games" + (", reported below" if match.n_games else ""), file=sys.stderr)
@@ -113,11 +117,19 @@ def main(argv: list[str] | None = None) -> int:
                           meta={"daily": day, "command": command}, pcr=args.pcr)
     print(markdown(report), end="")
     if args.out:
-        paths = write_report(report, args.out)
+        try:
+            paths = write_report(report, args.out)
+        except OSError as e:
+            print(f"rummy500 eval: --out: cannot write {e.filename or args.out}: "
+                  f"{e.strerror or e}; each file there is whole or absent, and the report "
+                  "above is whole", file=sys.stderr)
+            return stopped_status(match.stopped) or 1
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         if "png" not in paths:
             print("win_rates.png skipped: matplotlib is not installed "
                   "(pip install matplotlib, or the [plots] extra)")
+    if recorder is not None and recorder.failed:
+        return stopped_status(match.stopped) or 1
     return stopped_status(match.stopped)
 
 

@@ -92,7 +92,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{report['meta']['games']:,} finished games, rated below", file=sys.stderr)
     print(ladder_markdown(report), end="")
     if args.out:
-        print("wrote " + ", ".join(str(p) for p in write_ladder(report, args.out)))
+        try:
+            print("wrote " + ", ".join(str(p) for p in write_ladder(report, args.out)))
+        except OSError as e:
+            print(f"rummy500 ladder: cannot write {e.filename or args.out}: "
+                  f"{e.strerror or e}; the ladder above is whole", file=sys.stderr)
+            return 1
     return stopped_status(report["stopped"])
 
 

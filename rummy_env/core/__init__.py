@@ -31,7 +31,8 @@ The contract (``__all__``), by job:
   ``suit_of``, ``rank_points``, ``JOKER``, ``N_CARD_IDS``, ``N_NATURAL``, ``N_RANKS``,
   ``N_SUITS``; melds: ``KIND_RUN``, ``KIND_SET``, ``meld_cards``;
 * positions and records: ``from_position``, ``snapshot``, ``PositionError``,
-  ``GameRecord``, ``BatchRecorder``, ``read_records``, ``write_records``, ``replay``.
+  ``GameRecord``, ``BatchRecorder``, ``read_records``, ``write_records``, ``replay``,
+  ``write_whole`` (a file whole or not at all).
 
 The other modules serve these; those whose names start with ``_`` (the one-game
 path, the table cache) are speed-ups private to the project.
@@ -66,7 +67,14 @@ from .observation import (
 )
 from .patterns import KIND_RUN, KIND_SET
 from .position import PositionError, from_position, legal_texts, meld_cards, snapshot
-from .records import BatchRecorder, GameRecord, read_records, replay, write_records
+from .records import (
+    BatchRecorder,
+    GameRecord,
+    read_records,
+    replay,
+    write_records,
+    write_whole,
+)
 from .rules import PRESETS, Rules
 from .state import (
     PHASE_CALL,
@@ -142,4 +150,5 @@ __all__ = [
     "step_inplace",
     "suit_of",
     "write_records",
+    "write_whole",
 ]
