@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from rummy500.agents.base import AgentFailure
-from rummy_env.core import Decision, action_layout
+from rummy_env.core import Decision, action_layout, printable_name
 
 
 class CheckedAgent:
@@ -30,7 +30,8 @@ class CheckedAgent:
 
     @property
     def name(self) -> str:
-        return self.wrapped.name
+        """The agent's own name, made printable (it reaches terminals and reports)."""
+        return printable_name(str(self.wrapped.name))
 
     @name.setter
     def name(self, value: str) -> None:

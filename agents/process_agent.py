@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core import Decision, Rules, action_layout
+from rummy_env.core import Decision, Rules, action_layout, printable_name
 
 from .base import AgentFailure
 from .seat_text import PROTOCOL, decision_request
@@ -94,7 +94,7 @@ class ProcessAgent:
             raise ValueError(str(e)) from None
         self.batch = hello.get("batch") is True
         if name is None and isinstance(hello.get("name"), str) and hello["name"].strip():
-            self.name = hello["name"].strip()[:60]
+            self.name = printable_name(hello["name"])
 
     def act(self, decision: Decision) -> np.ndarray:
         if self._failure is not None:  # a failed process is not asked again

@@ -33,7 +33,7 @@ from rummy500.agents.base import Agent
 from rummy500.eval.arena import play_match
 from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.report import win_rate_by_deal
-from rummy_env.core import Rules
+from rummy_env.core import Rules, table_cell
 
 PROTOCOL = "rummy500-bench/1"
 
@@ -186,7 +186,7 @@ def card_markdown(card: dict) -> str:
         said = (f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
                 f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
                 f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s.")
-    lines = [f"## {card['agent']}: {card['protocol']} ({card['level']})", "", said, "",
+    lines = [f"## {table_cell(card['agent'])}: {card['protocol']} ({card['level']})", "", said, "",
              "| reference | pinned rating | games | win rate | 95% CI | score |",
              "| --- | ---: | ---: | ---: | --- | ---: |"]
     for row in card["references"]:

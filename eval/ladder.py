@@ -21,7 +21,7 @@ from pathlib import Path
 from rummy500.agents.base import Agent
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import build_report, markdown, to_json
-from rummy_env.core import Rules, write_whole
+from rummy_env.core import Rules, table_cell, write_whole
 
 DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
 """The agents every ladder holds unless told otherwise, weakest first."""
@@ -72,7 +72,7 @@ def ladder_markdown(report: dict) -> str:
              "| ---: | --- | ---: | --- | ---: | ---: | ---: |"]
     for row in report["ladder"]:
         lines.append(
-            f"| {row['rank']} | {row['agent']} | {row['rating']:.0f} | "
+            f"| {row['rank']} | {table_cell(row['agent'])} | {row['rating']:.0f} | "
             f"{row['rating_lo']:.0f} - {row['rating_hi']:.0f} | {row['games']} | "
             f"{100 * row['win_rate']:.1f}% | {row['decisions_per_s']:.0f} |")
     return "\n".join(lines) + "\n\n" + markdown(report)

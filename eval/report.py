@@ -36,7 +36,7 @@ from rummy500.eval.stats import (
     ratio_interval,
     win_rate,
 )
-from rummy_env.core import chips, write_whole
+from rummy_env.core import chips, table_cell, write_whole
 
 
 def win_rate_by_deal(match: MatchResult, agent: int) -> tuple[Estimate, float]:
@@ -185,8 +185,8 @@ def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     meta = report["meta"]
     lines = [
-        f"## {' vs '.join(meta['agents'])}: {meta['games']} games, {meta['players']} players, "
-        f"preset {meta['preset']}",
+        f"## {' vs '.join(map(table_cell, meta['agents']))}: {meta['games']} games, "
+        f"{meta['players']} players, preset {meta['preset']}",
         "",
         f"seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
@@ -200,7 +200,7 @@ def markdown(report: dict) -> str:
     for a in report["agents"]:
         ms = a.get("ms_per_decision", float("nan"))
         lines.append(
-            f"| {a['agent']} | {a['games']} | {a['wins']} | {pct(a['win_rate'])} | "
+            f"| {table_cell(a['agent'])} | {a['games']} | {a['wins']} | {pct(a['win_rate'])} | "
             f"{pct(a['win_lo'])} - {pct(a['win_hi'])} | {num(a['points_per_hand'])} | "
             f"{num(a['points_lo'])} - {num(a['points_hi'])} | "
             + ("nan" if ms != ms else f"{ms:.2f}") + " |")
@@ -212,7 +212,7 @@ def markdown(report: dict) -> str:
                   "(winner's total - its total) x PCR (mean with a 95% interval).", "",
                   "| agent | chips/game | 95% CI |", "| --- | ---: | --- |"]
         for a in report["agents"]:
-            lines.append(f"| {a['agent']} | {num(a['chips_per_game'])} | "
+            lines.append(f"| {table_cell(a['agent'])} | {num(a['chips_per_game'])} | "
                          f"{num(a['chips_lo'])} - {num(a['chips_hi'])} |")
     if meta["duplicate"]:
         lines += ["", "Duplicate deals: the win-rate interval counting each deal's seatings "
@@ -224,14 +224,15 @@ def markdown(report: dict) -> str:
         for a in report["agents"]:
             d = a["duplicate"]
             lines.append(
-                f"| {a['agent']} | {d['deals']} | {pct(d['win_lo'])} - {pct(d['win_hi'])} | "
+                f"| {table_cell(a['agent'])} | {d['deals']} | "
+                f"{pct(d['win_lo'])} - {pct(d['win_hi'])} | "
                 f"{pct(d['half_width'])} | {pct(d['plain_half_width'])} | "
                 f"{pct(d['narrowing'])} | {d['equivalent_plain_games']:.0f} |")
     if "head_to_head" in report:
         names = meta["agents"]
         lines += ["", "Head to head: how often the row agent finished ahead of the column "
                   "agent (95% Wilson interval).", "",
-                  "| | " + " | ".join(names) + " |",
+                  "| | " + " | ".join(map(table_cell, names)) + " |",
                   "| --- |" + " --- |" * len(names)]
         for na in names:
             cells = []
@@ -239,11 +240,12 @@ def markdown(report: dict) -> str:
                 c = report["head_to_head"][na].get(nb)
                 cells.append("-" if c is None else
                              f"{pct(c['rate'])} ({pct(c['lo'])} - {pct(c['hi'])})")
-            lines.append(f"| {na} | " + " | ".join(cells) + " |")
+            lines.append(f"| {table_cell(na)} | " + " | ".join(cells) + " |")
         lines += ["", "Bradley-Terry ratings (Elo scale, mean 1500; 95% bootstrap interval).",
                   "", "| agent | rating | 95% CI |", "| --- | ---: | --- |"]
         for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"]):
-            lines.append(f"| {name} | {r['rating']:.0f} | {r['lo']:.0f} - {r['hi']:.0f} |")
+            lines.append(f"| {table_cell(name)} | {r['rating']:.0f} | "
+                         f"{r['lo']:.0f} - {r['hi']:.0f} |")
     return "\n".join(lines) + "\n"
 
 

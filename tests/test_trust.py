@@ -488,3 +488,39 @@ def test_eval_out_on_a_full_disk_leaves_each_file_whole_or_absent(small_disk: Pa
         json.loads((small_disk / "out" / "report.json").read_text())
     if "agents.csv" in written:
         assert (small_disk / "out" / "agents.csv").read_text().count("\n") == 3
+
+
+# --- names from outside ------------------------------------------------------------
+EVIL_NAME = "\x1b[2J\x1b]0;owned\x07|evil\nname\u202e"
+
+
+def test_names_from_outside_are_escaped_wherever_printed_or_written(tmp_path: Path) -> None:
+    """An agent's own name with escape sequences, a newline, a bidi override and a ``|``:
+    the terminal, report.md, agents.csv and a record file (and its replay) get it escaped,
+    and every Markdown table row keeps its columns."""
+    import csv
+
+    (tmp_path / "bot.py").write_text(
+        "import json, sys\nfor line in sys.stdin:\n    message = json.loads(line)\n"
+        f"    if 'hello' in message:\n        print(json.dumps({{'name': {EVIL_NAME!r}}}), "
+        "flush=True)\n        continue\n"
+        "    print(json.dumps({'action': message['legal'][0]['id']}), flush=True)\n")
+    done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py", "random", "--games",
+                    "2", "--no-progress", "--out", "out", "--record", "games.jsonl",
+                    cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    replayed = rummy500("replay", "games.jsonl", cwd=tmp_path)
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    for text in (done.stdout, markdown, replayed.stdout,
+                 (tmp_path / "out" / "agents.csv").read_text()):
+        assert not any(ch in text for ch in "\x1b\x07\u202e"), text
+    escaped = "\\x1b[2J\\x1b]0;owned\\x07"
+    for text in (done.stdout, markdown):
+        header = next(line for line in text.splitlines() if line.startswith("| agent | games"))
+        rows = [line for line in text.splitlines() if line.startswith("| ") and "evil" in line]
+        assert rows and all(escaped + "\\|evil\\nname" in row for row in rows)
+        assert len(rows[0].replace("\\|", "").split("|")) == len(header.split("|"))
+    with open(tmp_path / "out" / "agents.csv", newline="") as f:
+        names = [row["agent"] for row in csv.DictReader(f)]
+    assert names[0] == escaped + "|evil\\nname\\u202e"
+    assert escaped in replayed.stdout

@@ -56,6 +56,7 @@ from .cards import (
 from .chips import chips
 from .deal import check_seed, daily_seed, dealer_of_hand, deck_cards, game_keys
 from .decision import Decision, sample_legal
+from .names import printable_name, table_cell
 from .observation import (
     OBS_VERSION,
     CompactObservation,
@@ -150,5 +151,7 @@ __all__ = [
     "step_inplace",
     "suit_of",
     "write_records",
+    "printable_name",
+    "table_cell",
     "write_whole",
 ]

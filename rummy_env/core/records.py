@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .actions import action_layout
+from .names import printable_name
 from .rules import Rules, is_int
 from .state import State
 from .step import init, legal_mask, step_inplace
@@ -55,7 +56,8 @@ class GameRecord:
             raise ValueError(f"unknown record key(s) {unknown}")
         record = cls(**data)
         record.check()
-        return record
+        record.agents = [printable_name(a) for a in record.agents]  # a file's names are
+        return record                                              # printed and shown
 
     def check(self) -> None:
         """ValueError naming the first field that cannot describe a real game."""
