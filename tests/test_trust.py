@@ -524,3 +524,35 @@ def test_names_from_outside_are_escaped_wherever_printed_or_written(tmp_path: Pa
         names = [row["agent"] for row in csv.DictReader(f)]
     assert names[0] == escaped + "|evil\\nname\\u202e"
     assert escaped in replayed.stdout
+
+
+# --- smaller -------------------------------------------------------------------------
+@pytest.mark.parametrize(("args", "words"), [
+    (["train", "--config", "twice.yaml"], ["'num_envs' is given twice", "line 2"]),
+    (["train", "num_envs=4", "num_envs=8"], ["override num_envs is given twice"]),
+    (["eval", "--agents", "random", "random", "--set", "target=100", "--set", "target=200"],
+     ["override target is given twice"]),
+    (["eval", "--agents", "random", "random", "--set", "floating=true", "--set",
+      "discard_required=true"], ["floating=True cannot take effect under discard_required"]),
+])
+def test_a_key_twice_and_contradicting_rules_are_refused_by_name(tmp_path: Path, args: list,
+                                                                 words: list) -> None:
+    (tmp_path / "twice.yaml").write_text("num_envs: 4\nnum_envs: 8\n")
+    done = rummy500(*args, "run_dir=runs" if args[0] == "train" else "--no-progress",
+                    cwd=tmp_path)
+    line = one_error_line(done)
+    assert done.returncode == 2 and all(word in line for word in words), line
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("num_envs", [True, "4", 2.0, 0])
+def test_odd_num_envs_are_refused_clearly(num_envs) -> None:
+    import gymnasium
+
+    import rummy_env  # noqa: F401 - registers the envs
+    from rummy_env.envs.vector import RummyVectorEnv
+
+    for make in (lambda: RummyVectorEnv(num_envs=num_envs),
+                 lambda: gymnasium.make_vec("Rummy500-v1", num_envs=num_envs)):
+        with pytest.raises(ValueError, match=r"num_envs=.* is not allowed; allowed: an integer"):
+            make()
