@@ -187,11 +187,28 @@ class SearchStats:
         (points per world) and the smallest mean gain ``worlds`` worlds tell from noise at
         two standard errors (``resolves``)."""
         spread = self.gain_sd / self.compared if self.compared else float("nan")
-        return {"decisions": self.decisions,
+        return {"decisions": self.decisions, "searched": self.searched,
+                "overridden": self.overridden, "compared": self.compared,
                 "searched_share": self.searched / self.decisions if self.decisions else 0.0,
                 "override_share": self.overridden / self.searched if self.searched else 0.0,
                 "gain_sd": spread, "worlds": worlds,
                 "resolves": 2.0 * spread / np.sqrt(worlds)}
+
+
+def merge_search_summaries(summaries: list[dict | None]) -> dict | None:
+    """One ``SearchStats.summary`` from the summaries of several copies of one search agent
+    (the shards of a match, ``rummy500.eval.shards``); None where none of them searched."""
+    given = [s for s in summaries if s is not None]
+    if not given:
+        return None
+    stats = SearchStats()
+    for s in given:
+        stats.decisions += s["decisions"]
+        stats.searched += s["searched"]
+        stats.overridden += s["overridden"]
+        stats.compared += s["compared"]
+        stats.gain_sd += s["gain_sd"] * s["compared"] if s["compared"] else 0.0
+    return stats.summary(given[0]["worlds"])
 
 
 class Choice(NamedTuple):

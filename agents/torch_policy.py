@@ -137,6 +137,15 @@ class TorchAgent:
         self.device = torch.device(device)
         self.generator = torch.Generator(device=self.device).manual_seed(seed)
 
+    def __getstate__(self) -> dict:
+        """Picklable (a worker process plays a copy): the generator travels as its state."""
+        return {**self.__dict__, "generator": self.generator.get_state()}
+
+    def __setstate__(self, state: dict) -> None:
+        generator = torch.Generator(device=state["device"])
+        generator.set_state(state.pop("generator"))
+        self.__dict__.update(state, generator=generator)
+
     def _logits(self, decision: Decision) -> torch.Tensor:
         """float32 [n, A]: the policy's logits, illegal actions at the dtype's minimum (no
         distribution object: play needs only argmax and softmax)."""

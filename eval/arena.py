@@ -25,6 +25,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +43,8 @@ from rummy_env.core._table_cache import TableCache
 
 INTERRUPTED = "interrupted (Ctrl-C)"
 """``MatchResult.stopped`` of a match that Ctrl-C (``KeyboardInterrupt``) ended."""
+if TYPE_CHECKING:
+    from rummy500.eval.shards import Workers
 
 MAX_ORDERS = 24
 """Most seat orders a table is played in: all of them up to five seats (24 orders of five
@@ -239,12 +242,22 @@ def match_games(n_agents: int, players: int, games: int, duplicate: bool,
 def play_match(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                duplicate: bool = False, batch_size: int = 1024, progress: bool = True,
                recorder: BatchRecorder | None = None,
-               kinds: Sequence[object] | None = None) -> MatchResult:
+               kinds: Sequence[object] | None = None,
+               specs: Sequence[str | None] | None = None, workers: Workers | None = None,
+               agent_root: int | None = None) -> MatchResult:
     """A fair match of about ``games`` games (see ``match_games``) between ``agents``;
-    ``kinds``: what each agent plays like (its spec), for ``seating_blocks``."""
+    ``kinds``: what each agent plays like (its spec), for ``seating_blocks``.
+
+    The match is played in shards (``rummy500.eval.shards``), each by fresh agents: built
+    from ``specs[i]`` where given (seeded from ``agent_root``, by default the deal seed),
+    else copies of ``agents[i]``; ``workers`` says where (default: in this process). The
+    result is the same wherever the shards are played."""
+    from rummy500.eval.shards import Workers, entrants, play_sharded
+
     lineups, deals = match_games(len(agents), rules.players, games, duplicate, kinds=kinds)
-    result = play_games(rules, agents, lineups, deals, seed, batch_size=batch_size,
-                        progress=progress, recorder=recorder)
+    result = play_sharded(rules, entrants(agents, specs), lineups, deals, seed,
+                          seed if agent_root is None else agent_root, workers or Workers(),
+                          batch_size=batch_size, progress=progress, recorder=recorder)
     result.duplicate = duplicate
     return result
 

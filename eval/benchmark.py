@@ -6,7 +6,8 @@ and compared after stronger agents ship:
 * two players, standard rules, games to 500;
 * duplicate deals (every deal played twice, seats swapped) from the level's
   published seed: ``full`` plays 400 games against each reference, ``quick`` 20
-  (a check in about a minute, not a measurement);
+  (a check, not a measurement: the expert's 20 games cost most of its one or two
+  CPU-minutes);
 * the references are ``random``, ``casual``, ``sharp``, ``champion@1`` and
   ``expert@1`` (versioned names: a later champion does not change them), with the
   ratings ``PINNED`` measured for them on the ladder's Elo scale;
@@ -24,15 +25,15 @@ a new protocol version; the old one stays as it was.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from rummy500.agents.base import Agent
-from rummy500.eval.arena import play_match
+from rummy500.eval.arena import match_games
 from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.report import win_rate_by_deal
+from rummy500.eval.shards import Entrant, Workers, cut, entrants, merge_results, run_shards
 from rummy_env.core import Rules, table_cell
 
 PROTOCOL = "rummy500-bench/1"
@@ -64,38 +65,43 @@ RESAMPLES = 1000
 
 
 def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
-              progress: bool = True, make_reference: Callable[[str, int], Agent] | None = None,
-              on_reference: Callable[[str], None] | None = None) -> dict:
+              progress: bool = True, spec: str | None = None,
+              workers: Workers | None = None) -> dict:
     """The report card of ``agent`` under the protocol at ``level`` (see ``card_markdown``).
 
-    ``make_reference(name, seed)`` builds a reference (default: the registry);
-    ``on_reference(name)`` is told before each match starts. An agent that fails
-    (``AgentFailure``) or Ctrl-C ends the benchmark: the card then holds the references
-    played to the end, no rating (the protocol rates whole runs only), and ``stopped``
-    saying why; with none played to the end the failure is raised.
+    The matches against the references are cut into shards (``rummy500.eval.shards``),
+    all played together where ``workers`` says (default: in this process); each shard's
+    copy of the agent is built from ``spec`` when given, else copied from ``agent``. An
+    agent that fails (``AgentFailure``) or Ctrl-C ends the benchmark: the card then holds
+    the references played to the end, no rating (the protocol rates whole runs only), and
+    ``stopped`` saying why; with none played to the end the failure is raised.
     """
     if level not in LEVELS:
         raise ValueError(f"benchmark level {level!r}: choose from {', '.join(LEVELS)}")
-    if make_reference is None:
-        from rummy500.agents.registry import make_agent
-
-        def make_reference(name: str, seed: int) -> Agent:
-            return make_agent(name, RULES, seed)
-
     plan = LEVELS[level]
     start = time.perf_counter()
-    rows, scores, decisions, agent_seconds = [], [], 0, 0.0
+    (newcomer,) = entrants([agent], [spec])
+    shards = []
     for k, name in enumerate(PINNED):
-        if on_reference is not None:
-            on_reference(name)
-        reference = make_reference(name, plan.seed + 1000 * (k + 1))
-        match = play_match(RULES, [agent, reference], plan.games, seed=plan.seed,
-                           duplicate=True, batch_size=batch_size, progress=progress,
-                           kinds=["newcomer", name])
-        if match.stopped:
+        lineups, deals = match_games(2, RULES.players, plan.games, True,
+                                     kinds=["newcomer", name])
+        shards.append(cut(RULES, [newcomer, Entrant(name, spec=name)], lineups, deals,
+                          plan.seed, plan.seed + 1000 * (k + 1), batch_size=batch_size))
+    parts: list = [[] for _ in PINNED]
+    of_match = [k for k, match_shards in enumerate(shards) for _ in match_shards]
+    played = run_shards([s for match_shards in shards for s in match_shards],
+                        workers or Workers(), progress, desc="benchmark")
+    for k, result in zip(of_match, played):
+        parts[k].append(result.match)
+    stopped = next((part.stopped for match_parts in parts for part in match_parts
+                    if part.stopped), None)
+    rows, scores, decisions, agent_seconds = [], [], 0, 0.0
+    for name, match_parts, match_shards in zip(PINNED, parts, shards):
+        if stopped and (len(match_parts) < len(match_shards) or match_parts[-1].stopped):
             if not rows:
-                match.raise_if_stopped("the benchmark")
-            return stopped_card(agent.name, level, rows, match.stopped, name)
+                merge_results(match_parts, 0.0).raise_if_stopped("the benchmark")
+            return stopped_card(agent.name, level, rows, stopped, name)
+        match = merge_results(match_parts, time.perf_counter() - start)
         rate, _ = win_rate_by_deal(match, 0)
         score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
         deal = np.unique(match.deal, return_inverse=True)[1]

@@ -21,6 +21,7 @@ from pathlib import Path
 from rummy500.agents.base import Agent
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import build_report, markdown, to_json
+from rummy500.eval.shards import Workers
 from rummy_env.core import Rules, table_cell, write_whole
 
 DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
@@ -38,8 +39,10 @@ def ladder_games(n_agents: int, players: int, games: int) -> int:
 
 def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                 batch_size: int = 1024, bootstrap: int = 200, progress: bool = True,
-                meta: dict | None = None) -> dict:
-    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order.
+                meta: dict | None = None, specs: Sequence[str | None] | None = None,
+                workers: Workers | None = None) -> dict:
+    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order
+    (``specs`` and ``workers``: how ``rummy500.eval.arena.play_match`` plays it).
 
     A match that an agent or Ctrl-C stopped is rated on the games finished before, and
     ``report["stopped"]`` says why (None for a whole one); with none finished, the failure
@@ -48,7 +51,7 @@ def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0
         raise ValueError("a ladder needs at least three agents")
     total = ladder_games(len(agents), rules.players, games)
     match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
-                       progress=progress)
+                       progress=progress, specs=specs, workers=workers)
     if not match.n_games:
         match.raise_if_stopped("the ladder")
     report = build_report(match, bootstrap=bootstrap, meta=meta)

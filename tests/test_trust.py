@@ -140,7 +140,7 @@ class Bot:
 ])
 def test_an_exit_or_ctrl_c_keeps_the_games_finished(tmp_path: Path, program: str, how: str,
                                                      status: int, words: str) -> None:
-    (tmp_path / "quitting.py").write_text(EXITING_BOT.format(after=400, how=how))
+    (tmp_path / "quitting.py").write_text(EXITING_BOT.format(after=1000, how=how))
     agents = ["py:quitting:Bot", "random"] + (["casual", "--no-defaults"]
                                               if program == "ladder" else [])
     done = rummy500(program, "--agents", *agents, "--games", "8", "--batch-size", "2",
@@ -154,23 +154,24 @@ def test_an_exit_or_ctrl_c_keeps_the_games_finished(tmp_path: Path, program: str
 
 
 def test_ctrl_c_during_the_benchmark_keeps_the_references_played(tmp_path: Path) -> None:
-    """A real SIGINT from outside once the second reference's match has begun."""
+    """A real SIGINT from outside once the first reference's games are played (one shard
+    of 20 at the quick level, its progress shown as 20/100)."""
     (tmp_path / "slow.py").write_text(
         "import time\n\nclass Bot:\n    name = 'slow'\n\n    def __init__(self, rules, seed):\n"
         "        pass\n\n    def act(self, decision):\n        time.sleep(0.02)\n"
         "        return decision.mask.argmax(axis=1)\n")
     process = subprocess.Popen([sys.executable, "-m", "rummy500.cli", "benchmark",
-                                "py:slow:Bot", "--quick", "--json"], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    said = []
-    for line in process.stderr:  # "against NAME ..." before each reference
-        said.append(line)
-        if line.startswith("against casual"):
-            time.sleep(1.0)
-            process.send_signal(signal.SIGINT)
-            break
+                                "py:slow:Bot", "--quick", "--json", "--workers", "1"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    said = b""
+    while b"20/100" not in said:  # the progress bar, redrawn with carriage returns
+        chunk = os.read(process.stderr.fileno(), 4096)
+        assert chunk, said.decode()
+        said += chunk
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
-    err = "".join(said) + err
+    err = (said + err).decode()
     assert process.returncode == INTERRUPTED and "Traceback" not in err, err
     assert "interrupted (Ctrl-C); the benchmark stopped during the match against casual" in err
     card = json.loads(out)

@@ -35,7 +35,8 @@ RANGES: dict[str, Range] = {
     "update_epochs": AT_LEAST_1, "clip_coef": POSITIVE, "ent_coef": AT_LEAST_0,
     "vf_coef": AT_LEAST_0, "max_grad_norm": POSITIVE, "target_kl": AT_LEAST_0,
     "self_play": SHARE, "snapshot_every": AT_LEAST_0, "max_snapshots": AT_LEAST_1,
-    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "checkpoint_every": AT_LEAST_1,
+    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "eval_workers": AT_LEAST_1,
+    "checkpoint_every": AT_LEAST_1,
     "keep_checkpoints": AT_LEAST_0, "torch_threads": AT_LEAST_0,
 }
 """Allowed range of each numeric ``TrainConfig`` field."""
@@ -127,6 +128,10 @@ class TrainConfig:
     """Games against each evaluation opponent (duplicate deals)."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
     """Agents the learner is evaluated against (agents/registry.py names)."""
+    eval_workers: int = 1
+    """Worker processes that play the evaluation matches, each with a copy of the learner
+    (1: in the training process; the matches are short, and every evaluation would pay
+    the workers' start again); the results are the same at any number."""
     checkpoint_every: int = 10
     """Write ``last.pt`` every this many updates (and at the end)."""
     keep_checkpoints: int = 3

@@ -309,7 +309,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
                 with clock("evaluation"):
                     last_eval = evaluate(run.rules, run.policy, cfg.eval_opponents,
                                          cfg.eval_games, seed=cfg.seed + 10_000 + update,
-                                         device=run.device)
+                                         device=run.device, workers=cfg.eval_workers)
                 for opponent, result in last_eval.items():
                     for key, value in result.items():
                         writer.add_scalar(f"eval/vs_{opponent}/{key}", value, run.global_step)

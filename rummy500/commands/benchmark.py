@@ -19,6 +19,7 @@ from rummy500.agents.registry import SPEC_FORMS, make_agent
 from rummy500.cli import stopped_status
 from rummy500.commands.arg_checks import CommandParser, check_output_dir, positive_int
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.benchmark import LEVELS, PINNED, PROTOCOL, RULES, benchmark, card_markdown
 from rummy500.eval.report import to_json
 from rummy_env.core import write_whole
@@ -31,14 +32,17 @@ def main(argv: list[str] | None = None) -> int:
         f"2-player standard games against {', '.join(PINNED)} at their pinned ratings.")
     parser.add_argument("agent", help=f"the agent to rate ({SPEC_FORMS})")
     parser.add_argument("--quick", action="store_true",
-                        help=f"{LEVELS['quick'].games} games a reference (a check in about a "
-                        f"minute) instead of {LEVELS['full'].games}")
+                        help=f"{LEVELS['quick'].games} games a reference instead of "
+                        f"{LEVELS['full'].games}: a check, not a measurement, of one to two "
+                        "CPU-minutes (the expert's games most of it; longer on a busy machine), "
+                        "shared among the workers (the full level plays 20 times as many)")
     parser.add_argument("--json", action="store_true", help="print one JSON line, no table")
     parser.add_argument("--out", metavar="DIR", help="also write benchmark.json and benchmark.md")
     parser.add_argument("--batch-size", type=positive_int, default=512,
                         help="games played side by side (default 512)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_torch_threads_argument(parser)
+    add_workers_arguments(parser)
     args = parser.parse_args(argv)
     check_output_dir(parser, args.out, "--out")
     try:
@@ -48,13 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     agent.name = args.agent.strip()
     apply_torch_threads(args.torch_threads)
     level = "quick" if args.quick else "full"
-
-    def tell(name: str) -> None:
-        if not args.no_progress:
-            print(f"against {name} ...", file=sys.stderr, flush=True)
-
     card = benchmark(agent, level, batch_size=args.batch_size, progress=not args.no_progress,
-                     on_reference=tell)
+                     spec=args.agent, workers=workers_from_args(parser, args))
     if card["stopped"]:
         print(f"rummy500 benchmark: {card['stopped']}; the benchmark stopped during the match "
               f"against {card['stopped_during']}", file=sys.stderr)

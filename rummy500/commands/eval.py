@@ -31,9 +31,11 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.arena import distinct_names, match_games, play_match, seating_plan
 from rummy500.eval.oracle import ARENA_FORMS, make_arena_agent
 from rummy500.eval.report import build_report, markdown, write_report
+from rummy500.eval.shards import agent_seed
 from rummy_env.core import BatchRecorder, daily_seed
 
 
@@ -66,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples for the ratings, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_torch_threads_argument(p)
+    add_workers_arguments(p)
     return p
 
 
@@ -81,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     rules = rules_from_args(parser, args)
     check_output_file(parser, args.record, "--record")
     check_output_dir(parser, args.out, "--out")
+    workers = workers_from_args(parser, args)
     seed, day = (daily_seed() if args.daily else (args.seed, None))
     try:
-        agents = [make_arena_agent(spec, rules, seed + 1000 * (i + 1))
+        agents = [make_arena_agent(spec, rules, agent_seed(seed, i, 0))
                   for i, spec in enumerate(args.agents)]
     except (ValueError, NotImplementedError) as e:
         print(f"rummy500 eval: {e}", file=sys.stderr)
@@ -100,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     recorder = BatchRecorder(rules, seed, args.record) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
-                       recorder=recorder, kinds=kinds)
+                       recorder=recorder, kinds=kinds, specs=args.agents,
+                       workers=workers)
     if recorder is not None and recorder.failed:
         print(f"rummy500 eval: --record: {recorder.failed}; the {recorder.written:,} games "
               "recorded before are whole in it, and the report below counts every game",

@@ -26,8 +26,10 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
 from rummy500.eval.oracle import ARENA_FORMS, check_arena_spec, make_arena_agent
+from rummy500.eval.shards import agent_seed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})")
     p.add_argument("--games", type=positive_int, default=100,
                    help="games per pairing (per group of P agents), default 100; rounded up "
-                        "to whole cycles of seat orders (at 4 players 24 a group)")
+                        "to whole cycles of seat orders (at 4 players 24 a group). The default "
+                        "four agents at 100 games cost about a quarter of an hour of CPU time, "
+                        "nearly all of it the expert's search, shared among the workers")
     add_rules_arguments(p)
     p.add_argument("--seed", type=seed_number, default=0, help="deal seed (default 0)")
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
@@ -52,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples for the rating intervals, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_torch_threads_argument(p)
+    add_workers_arguments(p)
     return p
 
 
@@ -77,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = agent_specs(parser, args)
     rules = rules_from_args(parser, args)
     try:
-        agents = [make_arena_agent(spec, rules, args.seed + 1000 * (i + 1))
+        agents = [make_arena_agent(spec, rules, agent_seed(args.seed, i, 0))
                   for i, spec in enumerate(specs)]
     except (ValueError, NotImplementedError) as e:
         parser.error(str(e))
@@ -86,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         agent.name = spec
     report = play_ladder(rules, agents, args.games, seed=args.seed, batch_size=args.batch_size,
                          bootstrap=args.bootstrap, progress=not args.no_progress,
-                         meta={"command": "rummy500 ladder " + " ".join(args_in)})
+                         meta={"command": "rummy500 ladder " + " ".join(args_in)},
+                         specs=specs, workers=workers_from_args(parser, args))
     if report["stopped"]:
         print(f"rummy500 ladder: {report['stopped']}; the ladder stopped after "
               f"{report['meta']['games']:,} finished games, rated below", file=sys.stderr)

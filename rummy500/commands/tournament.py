@@ -28,6 +28,8 @@ from rummy500.commands.arg_checks import (
     seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
+from rummy500.eval.shards import agent_seed
 from rummy500.eval.tournament import play_tournaments, round_sizes
 from rummy500.eval.tournament_report import (
     build_tournament_report,
@@ -65,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_workers_arguments(p)
     return p
 
 
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     seed, day = (daily_seed() if args.daily else (args.seed, None))
 
     def make_agents(table_rules):
-        agents = [make_agent(spec, table_rules, seed + 1000 * (i + 1))
+        agents = [make_agent(spec, table_rules, agent_seed(seed, i, 0))
                   for i, spec in enumerate(specs)]
         for agent, spec in zip(agents, specs):
             agent.name = spec
@@ -129,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
               disable=args.no_progress) as bar:
         result = play_tournaments(rules, make_agents, entries, args.table_size,
                                   args.tournaments, seed=seed, pcr=args.pcr,
-                                  batch_size=args.batch_size, on_games=bar.update)
+                                  batch_size=args.batch_size, on_games=bar.update,
+                                  specs=specs, workers=workers_from_args(parser, args))
     report = build_tournament_report(result, pcr=args.pcr, meta={
         "preset": rules.preset, "rules": rules.to_dict(), "daily": day,
         "command": "rummy500 tournament " + " ".join(args_in)})

@@ -111,18 +111,22 @@ def write_records(path: str | Path, records: Iterable[GameRecord], append: bool 
     """Write ``records`` as JSON lines, appended by default. Each game is one ``write`` of
     one whole line, flushed to disk at the end; an append to a file whose last line was cut
     off (a crash while writing) starts on a fresh line, so only that cut game is lost. A
-    write that fails (a full disk) cuts the file back to where it was and raises OSError."""
+    write that fails (a full disk) cuts the file back to its last whole line and raises
+    OSError, whose ``records_written`` says how many of ``records`` are in the file."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC), 0o666)
     try:
-        end = os.lseek(fd, 0, os.SEEK_END)
+        end, written = os.lseek(fd, 0, os.SEEK_END), 0
         try:
             if append and end > 0 and os.pread(fd, 1, end - 1) != b"\n":
                 _write_all(fd, b"\n")
             for record in records:
-                _write_all(fd, (record.to_json() + "\n").encode("utf-8"))
+                line = (record.to_json() + "\n").encode("utf-8")
+                _write_all(fd, line)
+                end, written = os.lseek(fd, 0, os.SEEK_CUR), written + 1
             os.fsync(fd)
-        except OSError:
-            os.ftruncate(fd, end)  # frees what was written: no half line is left
+        except OSError as e:
+            os.ftruncate(fd, end)  # frees the part of a line written: no half line is left
+            e.records_written = written
             raise
     finally:
         os.close(fd)
@@ -229,6 +233,10 @@ class BatchRecorder:
             if key in self.open:
                 self.open[key].actions.append(self.action_ids.text(action))
 
+    def add(self, records: list[GameRecord]) -> None:
+        """Take games finished elsewhere (by a worker process), as if they finished here."""
+        self._keep(records)
+
     def finish(self, state: State, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Close the games of ``keys`` (default: the rows), reading results from ``rows``."""
         keys = rows if keys is None else keys
@@ -238,10 +246,15 @@ class BatchRecorder:
             if record is not None:
                 record.result = game_result(state, row)
                 finished.append(record)
-        self.done += finished
-        if self.path is not None and finished and self.failed is None:
-            try:  # the games that ended in this step, at once
-                write_records(self.path, finished)
-                self.written += len(finished)
+        self._keep(finished)
+
+    def _keep(self, records: list[GameRecord]) -> None:
+        """Hold finished games, and append them to ``path`` at once (until a write fails)."""
+        self.done += records
+        if self.path is not None and records and self.failed is None:
+            try:
+                write_records(self.path, records)
+                self.written += len(records)
             except OSError as e:
+                self.written += getattr(e, "records_written", 0)
                 self.failed = f"cannot write {self.path}: {e.strerror or e}"
