@@ -41,14 +41,15 @@ class CheckedAgent:
         return getattr(self.__dict__["wrapped"], attribute)
 
     def act(self, decision: Decision) -> np.ndarray:
-        try:
+        legal = Decision(decision.rules, decision.mask.copy(), decision.view)  # judged on the
+        try:                                     # mask as handed over, whatever the agent does
             answer = self.wrapped.act(decision)
         except AgentFailure:
             raise
         except (Exception, SystemExit) as e:  # the user's code (exiting ends the match only)
             raise AgentFailure(f"agent {self.name}: act raised {type(e).__name__}: {e}"
                                f"{raised_at(e)}") from None
-        return checked_actions(self.name, answer, decision)
+        return checked_actions(self.name, answer, legal)
 
 
 def checked(agent: Any) -> Any:

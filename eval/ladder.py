@@ -40,9 +40,10 @@ def ladder_games(n_agents: int, players: int, games: int) -> int:
 def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                 batch_size: int = 1024, bootstrap: int = 200, progress: bool = True,
                 meta: dict | None = None, specs: Sequence[str | None] | None = None,
-                workers: Workers | None = None) -> dict:
+                workers: Workers | None = None, agent_root: int | None = None) -> dict:
     """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order
-    (``specs`` and ``workers``: how ``rummy500.eval.arena.play_match`` plays it).
+    (``specs``, ``workers`` and ``agent_root``: how ``rummy500.eval.arena.play_match`` plays
+    it).
 
     A match that an agent or Ctrl-C stopped is rated on the games finished before, and
     ``report["stopped"]`` says why (None for a whole one); with none finished, the failure
@@ -51,7 +52,7 @@ def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0
         raise ValueError("a ladder needs at least three agents")
     total = ladder_games(len(agents), rules.players, games)
     match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
-                       progress=progress, specs=specs, workers=workers)
+                       progress=progress, specs=specs, workers=workers, agent_root=agent_root)
     if not match.n_games:
         match.raise_if_stopped("the ladder")
     report = build_report(match, bootstrap=bootstrap, meta=meta)

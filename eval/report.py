@@ -190,6 +190,9 @@ def markdown(report: dict) -> str:
         "",
         f"seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
+        + (f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
+           f"{meta['seed']} --agent-seed {meta['agent_seed']} replays it)"
+           if meta.get("sealed") else "")
         + (_duplicate_line(meta) if meta["duplicate"] else "")
         + f", {meta['mean_hands']:.1f} hands per game, {meta['truncated']} truncated, "
         f"{meta['seconds']:.0f} s",

@@ -557,3 +557,129 @@ def test_odd_num_envs_are_refused_clearly(num_envs) -> None:
                  lambda: gymnasium.make_vec("Rummy500-v1", num_envs=num_envs)):
         with pytest.raises(ValueError, match=r"num_envs=.* is not allowed; allowed: an integer"):
             make()
+
+
+# --- sealed deals ------------------------------------------------------------------
+CLAIRVOYANT = '''
+"""Tries to rebuild the deal from everything it is given: its hello (the rules and its
+seed) and its own dealt cards, against every seed an agent might guess: its own seed and
+seeds near it, small seeds, the benchmark's published seeds of version 1, today's seed.
+Writes the seeds that deal its hand to found.txt, then plays (or, with --quit, exits)."""
+import json, sys
+import numpy as np
+from rummy_env.core import Rules, count_texts, daily_seed, init
+
+hello = json.loads(sys.stdin.readline())["hello"]
+print("{}", flush=True)
+rules, own = Rules.from_dict(hello["rules"]), int(hello["seed"])
+guesses = {own, daily_seed()[0], 500_001, 500_002, *range(0, 64)}
+guesses |= {own - 1000 * k for k in range(1, 5)} | {own - s for s in range(8)}
+searched = False
+for line in sys.stdin:
+    message = json.loads(line)
+    view = message["view"]
+    if not searched and view["hand_number"] == 1:
+        searched, mine, found = True, sorted(view["hand"]), []
+        for seed in sorted(g for g in guesses if 0 <= g < 2**63):
+            state = init(rules, seed, game_ids=np.arange(64))
+            for g in range(64):
+                if any(sorted(count_texts(state.hand[g, s])) == mine
+                       for s in range(rules.players)):
+                    found.append(seed)
+        with open("found.txt", "w") as f:
+            f.write(json.dumps(found))
+        if "--quit" in sys.argv:
+            sys.exit(0)
+    print(json.dumps({"action": message["legal"][0]["id"]}), flush=True)
+'''
+
+
+def found(folder: Path) -> list[int]:
+    return json.loads((folder / "found.txt").read_text())
+
+
+@pytest.mark.parametrize("given", [[], ["--seed", "3"]])
+def test_a_clairvoyant_agent_learns_nothing_in_eval(tmp_path: Path, given: list) -> None:
+    """Sealed (no seed given): the search finds nothing. The control: with a seed the
+    operator chose and the agent can guess, the same search finds the deal."""
+    (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
+    done = rummy500("eval", "--agents", f"cmd:{sys.executable} clairvoyant.py", "random",
+                    "--games", "2", "--no-progress", "--out", "out", *given, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (3 in found(tmp_path)) if given else found(tmp_path) == []
+    meta = json.loads((tmp_path / "out" / "report.json").read_text())["meta"]
+    assert meta["sealed"] is not bool(given)
+    if not given:  # the report's seeds replay the match game for game
+        again = rummy500("eval", "--agents", f"cmd:{sys.executable} clairvoyant.py", "random",
+                         "--games", "2", "--no-progress", "--out", "again", "--seed",
+                         str(meta["seed"]), "--agent-seed", str(meta["agent_seed"]),
+                         cwd=tmp_path)
+        replayed = json.loads((tmp_path / "again" / "report.json").read_text())
+        assert [a["points_per_hand"] for a in replayed["agents"]] == [
+            a["points_per_hand"] for a in json.loads(
+                (tmp_path / "out" / "report.json").read_text())["agents"]]
+        assert again.returncode == 0
+
+
+@pytest.mark.parametrize("given", [[], ["--seed", "500002", "--agent-seed", "500002"]])
+def test_a_clairvoyant_agent_learns_nothing_in_the_benchmark(tmp_path: Path,
+                                                             given: list) -> None:
+    """It searches at its first decision and quits (which ends the run in one line). The
+    control: version 1's published seed, replayed, is found."""
+    (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
+    done = rummy500("benchmark", f"cmd:{sys.executable} clairvoyant.py --quit", "--quick",
+                    "--workers", "1", "--no-progress", *given, cwd=tmp_path)
+    assert done.returncode == AGENT_FAILED and "Traceback" not in done.stderr, done.stderr
+    assert (500_002 in found(tmp_path)) if given else found(tmp_path) == []
+
+
+def test_a_clairvoyant_agent_learns_nothing_at_the_web_table(tmp_path: Path) -> None:
+    (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
+    serve = Serve(tmp_path, "--agents", f"seer=cmd:{sys.executable} clairvoyant.py")
+    try:
+        for seed, expected in ((None, []), (7, [7])):  # a deal not chosen; the control
+            request = {"mode": "watch", "opponents": ["seer", "seer"]}
+            status, view = serve.call("POST", "/api/games",
+                                      request if seed is None else {**request, "seed": seed})
+            assert status == 200, view
+            for _ in range(4):
+                status, view = serve.call("POST", f"/api/games/{view['id']}/advance",
+                                          {"version": view["version"]})
+                assert status == 200, view
+            assert set(expected) <= set(found(tmp_path)) and bool(found(tmp_path)) == bool(expected)
+            (tmp_path / "found.txt").unlink()
+    finally:
+        serve.stop()
+
+
+WRITERS = '''
+import numpy as np
+
+
+class Writer:
+    """Writes into the mask it is handed, to make an illegal move look legal."""
+
+    name = "writer"
+
+    def __init__(self, rules, seed):
+        pass
+
+    def act(self, decision):
+        {how}
+        decision.mask[:, 0] = True
+        return np.zeros(decision.size, np.int64)
+'''
+
+
+@pytest.mark.parametrize(("how", "words"), [
+    ("pass", "assignment destination is read-only"),
+    ("decision.mask.setflags(write=True)", "illegal action"),
+])
+def test_an_agent_cannot_make_its_move_legal_by_writing_the_mask(tmp_path: Path, how: str,
+                                                                 words: str) -> None:
+    """The mask is a read-only view; one made writable again is still judged against the
+    mask as it was handed over."""
+    (tmp_path / "writers.py").write_text(WRITERS.format(how=how))
+    done = rummy500("eval", "--agents", "py:writers:Writer", "random", "--games", "2",
+                    "--no-progress", cwd=tmp_path)
+    assert done.returncode == AGENT_FAILED and words in one_error_line(done), done.stderr

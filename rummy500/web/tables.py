@@ -188,7 +188,9 @@ def new_game(body: dict[str, Any], offered: dict[str, str]) -> LiveGame:
     (``opponents`` in every seat), the rules, and ``seed``, or ``daily`` for today's deal.
     Every opponent must be one of the names ``offered`` (``offered_agents``): a page never
     names an agent (code to run, a file to read) of its own. An agent that cannot be made
-    is a 502 whose reason goes to the server's log, not to the page."""
+    is a 502 whose reason goes to the server's log, not to the page. A deal not chosen is
+    drawn from 63 bits of entropy and each agent's seed apart from it, so no agent can
+    rebuild the deal from what it is given (a chosen or daily deal is the person's pick)."""
     mode = _field(body, "mode", str, "play")
     if mode not in ("play", "watch"):
         raise Refusal(400, "'mode' must be 'play' or 'watch'")
@@ -208,12 +210,12 @@ def new_game(body: dict[str, Any], offered: dict[str, str]) -> LiveGame:
         seed = daily_seed()[0]
     else:
         seed = _field(body, "seed", int, None)
-        seed = secrets.randbelow(2**31) if seed is None else seed
+        seed = secrets.randbits(63) if seed is None else seed  # unseen: no search finds it
         if not 0 <= seed < 2**63:
             raise Refusal(400, "'seed' must be in 0..2**63-1")
 
-    def make(seat: int) -> Agent:
-        return make_agent(offered[chosen[seat]], rules, seed=seed + seat)
+    def make(seat: int) -> Agent:  # its own seed, unrelated to the deal's
+        return make_agent(offered[chosen[seat]], rules, seed=secrets.randbits(63))
 
     agents: dict[int, Agent] = {}
     try:
