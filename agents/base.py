@@ -13,7 +13,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from rummy_env.core import Decision, printable_name
+from rummy_env.core import Decision
+from rummy_env.core.names import printable_name
 
 
 @runtime_checkable

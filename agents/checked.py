@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from rummy500.agents.base import AgentFailure
-from rummy_env.core import Decision, action_layout, printable_name
+from rummy_env.core import Decision, action_layout
+from rummy_env.core.names import printable_name
 
 
 class CheckedAgent:

@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core import Decision, Rules, action_layout, printable_name
+from rummy_env.core import Decision, Rules, action_layout
+from rummy_env.core.names import printable_name
 
 from .base import AgentFailure
 from .seat_text import PROTOCOL, decision_request

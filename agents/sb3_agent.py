@@ -31,7 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.core import Decision, Rules, action_layout, encode, obs_layout
+from rummy_env.core import (
+    Decision,
+    Rules,
+    action_layout,
+    encode,
+    obs_layout,
+    observation_bounds,
+)
 
 MAX_DATA = 1 << 20
 """Largest ``data`` member read from an archive, in bytes."""
@@ -97,16 +104,18 @@ def load_policy(path: str, rules: Rules) -> Any:
     """The MaskablePPO ``MlpPolicy`` of the archive at ``path``, rebuilt for ``rules`` from
     its plain settings and weights alone (module docstring); ValueError naming the problem."""
     import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from rummy_env.envs.options import single_spaces
+    # gymnasium's spaces as the policy's module has them (this layer names sb3 only)
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy, spaces
 
     with zipfile.ZipFile(path) as archive:
         data = json.loads(bounded_member(archive, "data", MAX_DATA))
         weights = bounded_member(archive, "policy.pth", MAX_WEIGHTS)
     if not isinstance(data, dict):
         raise ValueError("its data member is no JSON object")
-    observation_space, action_space = single_spaces(rules)
+    low, high = observation_bounds(rules)  # the spaces of Rummy500-v1 under these rules
+    observation_space = spaces.Box(low, high, (obs_layout(rules).size,), np.float32)
+    action_space = spaces.Discrete(action_layout(rules).size)
     problem = size_mismatch(rules, *stored_sizes(data))
     if problem:
         raise ValueError(problem)
@@ -149,7 +158,7 @@ class SB3Agent:
 
         obs = torch.as_tensor(encode(self.rules, decision.view), dtype=torch.float32)
         with torch.no_grad():
-            distribution = self.policy.get_distribution(obs, action_masks=decision.mask)
+            distribution = self.policy.get_distribution(obs, action_masks=np.array(decision.mask))
             probs = distribution.distribution.probs
             actions = (torch.multinomial(probs, 1, generator=self.generator)[:, 0]
                        if self.sample else probs.argmax(dim=1))

@@ -41,7 +41,8 @@ from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.report import win_rate_by_deal
 from rummy500.eval.sealing import MatchSeeds, sealed_seed
 from rummy500.eval.shards import Entrant, Workers, cut, entrants, merge_results, run_shards
-from rummy_env.core import Rules, table_cell
+from rummy_env.core import Rules
+from rummy_env.core.names import table_cell
 
 PROTOCOL = "rummy500-bench/2"
 

@@ -22,7 +22,9 @@ from rummy500.agents.base import Agent
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import build_report, markdown, to_json
 from rummy500.eval.shards import Workers
-from rummy_env.core import Rules, table_cell, write_whole
+from rummy_env.core import Rules
+from rummy_env.core.names import table_cell
+from rummy_env.core.records import write_whole
 
 DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
 """The agents every ladder holds unless told otherwise, weakest first."""

@@ -36,7 +36,9 @@ from rummy500.eval.stats import (
     ratio_interval,
     win_rate,
 )
-from rummy_env.core import chips, table_cell, write_whole
+from rummy_env.core import chips
+from rummy_env.core.names import table_cell
+from rummy_env.core.records import write_whole
 
 
 def win_rate_by_deal(match: MatchResult, agent: int) -> tuple[Estimate, float]:

@@ -18,7 +18,7 @@ from typing import Any
 from rummy500.eval.report import num, pct, to_json
 from rummy500.eval.stats import mean_interval, win_rate
 from rummy500.eval.tournament import TournamentResult
-from rummy_env.core import table_cell
+from rummy_env.core.names import table_cell
 
 
 def build_tournament_report(result: TournamentResult, pcr: int | None = None,

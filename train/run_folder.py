@@ -23,7 +23,8 @@ from typing import IO, Any
 import torch
 
 from rummy500.agents.checkpoint import FORMAT
-from rummy_env.core import OBS_VERSION, Rules, write_whole
+from rummy_env.core import OBS_VERSION, Rules
+from rummy_env.core.records import write_whole
 
 from .config_checks import ConfigError
 

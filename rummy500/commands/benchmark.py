@@ -28,7 +28,7 @@ from rummy500.commands.workers_args import add_workers_arguments, workers_from_a
 from rummy500.eval.benchmark import LEVELS, PINNED, PROTOCOL, RULES, benchmark, card_markdown
 from rummy500.eval.report import to_json
 from rummy500.eval.sealing import MatchSeeds
-from rummy_env.core import write_whole
+from rummy_env.core.records import write_whole
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rummy_env.core import GameRecord, write_whole
+from rummy_env.core import GameRecord
+from rummy_env.core.records import write_whole
 
 
 def save_record(directory: str | Path, name: str, record: GameRecord) -> Path:

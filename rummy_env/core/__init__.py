@@ -31,8 +31,7 @@ The contract (``__all__``), by job:
   ``suit_of``, ``rank_points``, ``JOKER``, ``N_CARD_IDS``, ``N_NATURAL``, ``N_RANKS``,
   ``N_SUITS``; melds: ``KIND_RUN``, ``KIND_SET``, ``meld_cards``;
 * positions and records: ``from_position``, ``snapshot``, ``PositionError``,
-  ``GameRecord``, ``BatchRecorder``, ``read_records``, ``write_records``, ``replay``,
-  ``write_whole`` (a file whole or not at all).
+  ``GameRecord``, ``BatchRecorder``, ``read_records``, ``write_records``, ``replay``.
 
 The other modules serve these; those whose names start with ``_`` (the one-game
 path, the table cache) are speed-ups private to the project.
@@ -56,7 +55,6 @@ from .cards import (
 from .chips import chips
 from .deal import check_seed, daily_seed, dealer_of_hand, deck_cards, game_keys
 from .decision import Decision, sample_legal
-from .names import printable_name, table_cell
 from .observation import (
     OBS_VERSION,
     CompactObservation,
@@ -74,7 +72,6 @@ from .records import (
     read_records,
     replay,
     write_records,
-    write_whole,
 )
 from .rules import PRESETS, Rules
 from .state import (
@@ -151,7 +148,4 @@ __all__ = [
     "step_inplace",
     "suit_of",
     "write_records",
-    "printable_name",
-    "table_cell",
-    "write_whole",
 ]
