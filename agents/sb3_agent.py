@@ -82,8 +82,12 @@ def bounded_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
 def stored_sizes(data: dict[str, Any]) -> tuple[tuple[int, ...] | None, int | None]:
     """(observation shape, action count) as the ``data`` settings write them in plain text
     beside their pickles (None where absent)."""
-    def ints(text: Any) -> list[int] | None:
-        return [int(x) for x in re.findall(r"\d+", text)] if isinstance(text, str) else None
+    def ints(value: Any) -> list[int] | None:  # a number, a list of them, or their text
+        if isinstance(value, int) and not isinstance(value, bool):
+            return [value]
+        if isinstance(value, list) and all(type(x) is int for x in value):
+            return value
+        return [int(x) for x in re.findall(r"\d+", value)] if isinstance(value, str) else None
 
     shape = ints((data.get("observation_space") or {}).get("_shape"))
     n = ints((data.get("action_space") or {}).get("n"))

@@ -40,8 +40,17 @@ def sealed_seed() -> int:
 
 def seats_another_process(specs: Sequence[object]) -> bool:
     """Whether any of ``specs`` is a ``cmd:`` agent (a process of its own)."""
-    return any(isinstance(spec, str) and (found := outside_spec(spec)) is not None
-               and found[0] == "cmd" for spec in specs)
+    return any(_kind(spec) == "cmd" for spec in specs)
+
+
+def _kind(spec: object) -> str | None:
+    """The outside kind of ``spec`` (``cmd``, ``py``...), None for any other (a malformed
+    one too: making the agent refuses it, in one line)."""
+    try:
+        found = outside_spec(spec) if isinstance(spec, str) else None
+    except ValueError:
+        return None
+    return found[0] if found else None
 
 
 def match_seeds(specs: Sequence[object], deal: int | None = None,
