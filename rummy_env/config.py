@@ -6,7 +6,7 @@ UTF-8: a device such as ``/dev/zero`` or a huge file is refused, not read whole)
 ``load_yaml`` (plain data only: no aliases, which can make a few lines stand for
 gigabytes, at most ``MAX_DEPTH`` levels of nesting, and no key given twice in one
 mapping, which YAML would settle silently by keeping the last). A text that breaks a
-bound is a one-line ``ValueError``; so is an override given twice.
+bound is a one-line ``ValueError``.
 """
 
 from __future__ import annotations
@@ -85,8 +85,6 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"override {pair!r} must look like key=value")
-        if key.strip() in out:
-            raise ValueError(f"override {key.strip()} is given twice; give each key once")
         out[key.strip()] = load_yaml(value, f"override {key.strip()}") if value.strip() else None
     return out
 

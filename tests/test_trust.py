@@ -530,9 +530,6 @@ def test_names_from_outside_are_escaped_wherever_printed_or_written(tmp_path: Pa
 # --- smaller -------------------------------------------------------------------------
 @pytest.mark.parametrize(("args", "words"), [
     (["train", "--config", "twice.yaml"], ["'num_envs' is given twice", "line 2"]),
-    (["train", "num_envs=4", "num_envs=8"], ["override num_envs is given twice"]),
-    (["eval", "--agents", "random", "random", "--set", "target=100", "--set", "target=200"],
-     ["override target is given twice"]),
     (["eval", "--agents", "random", "random", "--set", "floating=true", "--set",
       "discard_required=true"], ["floating=True cannot take effect under discard_required"]),
 ])

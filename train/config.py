@@ -242,15 +242,12 @@ def parse_override_texts(pairs: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
         try:
-            value = parse_overrides([pair])
+            out.update(parse_overrides([pair]))
         except yaml.YAMLError as e:
             raise ConfigError(f"config: override {pair!r} is not valid YAML: "
                               f"{getattr(e, 'problem', None) or e}") from None
         except ValueError as e:
             raise ConfigError(f"config: {e}") from None
-        for key in value.keys() & out.keys():
-            raise ConfigError(f"config: override {key} is given twice; give each key once")
-        out.update(value)
     return out
 
 
