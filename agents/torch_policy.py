@@ -155,7 +155,8 @@ class TorchAgent:
         if obs is None:
             obs = encode(self.rules, decision.view)
         obs_t = observation_tensor(self.rules, obs, self.device)
-        mask_t = torch.as_tensor(decision.mask, dtype=torch.bool, device=self.device)
+        mask_t = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)  # (a copy:
+        # the mask handed over is read-only)
         return masked_logits(self.policy.actor(self.policy.features(obs_t)), mask_t)
 
     @torch.no_grad()
@@ -169,6 +170,6 @@ class TorchAgent:
         if self.greedy:
             action = logits.argmax(dim=-1)
         else:  # over the legal actions only: multinomial over all 955 costs far more
-            legal = torch.as_tensor(decision.mask, dtype=torch.bool, device=self.device)
+            legal = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)
             action = MaskedCategorical(logits, legal).sample(generator=self.generator)
         return action.cpu().numpy().astype(np.int64)

@@ -37,6 +37,8 @@ from rummy_env.core import (
     Rules,
 )
 
+INTERRUPTED = "interrupted (Ctrl-C)"
+"""``MatchResult.stopped`` of a match that Ctrl-C (``KeyboardInterrupt``) ended."""
 if TYPE_CHECKING:
     from rummy500.eval.shards import Workers
 
@@ -177,16 +179,19 @@ class MatchResult:
     """[k]: each search agent's ``search_summary()`` after the match (over the decisions of
     its life, which the programs' agents spend in one match), None for the others."""
     stopped: str | None = None
-    """Why the match ended early (an agent failed: ``AgentFailure``'s line), None when every
-    game was played; the arrays then hold the games finished before."""
+    """Why the match ended early (an agent failed: ``AgentFailure``'s line; ``INTERRUPTED``),
+    None when every game was played; the arrays then hold the games finished before."""
 
     @property
     def n_games(self) -> int:
         return int(self.deal.shape[0])
 
     def raise_if_stopped(self, what: str) -> None:
-        """Pass an agent's failure on (``AgentFailure``) to a caller that cannot use part of
-        a match: ``what`` names what stopped, e.g. "the ladder"."""
+        """Pass an agent's failure on (``AgentFailure``; Ctrl-C as ``KeyboardInterrupt``) to a
+        caller that cannot use part of a match: ``what`` names what stopped, e.g. "the
+        ladder"."""
+        if self.stopped == INTERRUPTED:
+            raise KeyboardInterrupt
         if self.stopped:
             raise AgentFailure(f"{self.stopped}; {what} stopped")
 
@@ -259,8 +264,8 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     """Play game ``g`` = deal ``deals[g]`` with agent ``lineups[g, s]`` in seat s, to the end.
 
     ``recorder`` (optional) collects every game as a replayable record. An agent that fails
-    (``AgentFailure``) ends the match: the result holds the games finished until then and
-    says why in ``stopped``."""
+    (``AgentFailure``) or Ctrl-C ends the match: the result holds the games finished until
+    then and says why in ``stopped``."""
     import time
 
     from tqdm import tqdm
@@ -332,6 +337,8 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
             games.compact()
     except AgentFailure as failure:
         stopped = str(failure)
+    except KeyboardInterrupt:
+        stopped = INTERRUPTED
     bar.close()
     kept = finished if stopped else slice(None)
     return MatchResult(

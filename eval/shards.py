@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from rummy500.agents.base import Agent, AgentFailure
-from rummy500.eval.arena import MatchResult, play_games
+from rummy500.eval.arena import INTERRUPTED, MatchResult, play_games
 from rummy500.eval.threads import MATCH_THREADS
 from rummy_env.core import Rules
 
@@ -37,9 +37,6 @@ SHARD_GAMES = 50
 """Games in a shard: enough for the batched engine to play a batch (a cheap match plays
 at half the speed of one unsharded batch), few enough that an expert's match spreads
 over many workers and the progress bar moves."""
-
-INTERRUPTED = "interrupted (Ctrl-C)"
-"""``MatchResult.stopped`` of a match stopped by Ctrl-C."""
 
 GRACE_SECONDS = 5.0
 """How long a worker told to stop may take to close its agents before it is killed."""

@@ -86,7 +86,7 @@ def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed
     """A fair match between ``agents`` (seats rotated; duplicate deals unless told otherwise):
     the report ``rummy500 eval`` prints, as data (``report["agents"]``: win rates with 95%
     intervals, points per hand; ``report["ratings"]``; ``report["stopped"]``: why an agent
-    ended the match early, or None). The agents' networks get ``torch_threads`` threads
+    or Ctrl-C ended the match early, or None). The agents' networks get ``torch_threads`` threads
     while it plays, as ``rummy500 eval --torch-threads`` gives them (``None``: torch's own
     setting); the setting is restored after.
 
@@ -118,7 +118,8 @@ def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, s
            address: str | None = None) -> dict:
     """A duplicate round robin of ``agents`` (with random, casual, sharp and expert unless
     ``defaults`` is False): the report ``rummy500 ladder`` prints, ``report["ladder"]``
-    in rating order (``torch_threads``, ``workers`` and ``address`` as in ``evaluate``)."""
+    in rating order, ``report["stopped"]`` as in ``evaluate`` (``torch_threads``,
+    ``workers`` and ``address`` too)."""
     from rummy500.eval.ladder import DEFAULT_AGENTS, play_ladder
     from rummy500.eval.threads import torch_threads as threads
     from rummy_env.core import Rules
@@ -137,8 +138,9 @@ def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
               workers: int | None = None, address: str | None = None) -> dict:
     """The report card of ``agent`` under the benchmark protocol (``rummy500-bench/1``,
     ``rummy500.eval.benchmark``): ``card["elo"]``, ``card["elo_lo"]``, ``card["elo_hi"]``,
-    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote
-    (``torch_threads``, ``workers`` and ``address`` as in ``evaluate``)."""
+    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote;
+    ``card["stopped"]``: why an agent or Ctrl-C ended the run early (no rating then), or
+    None (``torch_threads``, ``workers`` and ``address`` as in ``evaluate``)."""
     from rummy500.eval.benchmark import RULES
     from rummy500.eval.benchmark import benchmark as run
     from rummy500.eval.threads import torch_threads as threads

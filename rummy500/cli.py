@@ -68,12 +68,22 @@ def main(argv: list[str] | None = None) -> int:
 AGENT_FAILED = 3
 """Exit code of a program that an agent from outside stopped (crashed, answered wrongly or
 too late): what was finished before is kept."""
+INTERRUPTED = 130
+"""Exit code of a program stopped by Ctrl-C (128 + SIGINT)."""
+
+
+def stopped_status(stopped: str | None) -> int:
+    """The exit code of a program whose match ended early for ``stopped`` (0: it did not)."""
+    from rummy500.eval.arena import INTERRUPTED as MATCH_INTERRUPTED
+
+    return 0 if stopped is None else INTERRUPTED if stopped == MATCH_INTERRUPTED else AGENT_FAILED
 
 
 def run_program(program_main, argv: list[str] | None) -> int:
     """``program_main(argv)`` as an exit code; a reader that leaves early
     (``rummy500 replay FILE | head``) ends the program quietly, and an agent that fails
-    (``AgentFailure``) with its one line, not with a traceback."""
+    (``AgentFailure``) or Ctrl-C with one line, not with a traceback (the match programs
+    report the games finished before themselves)."""
     from rummy500.agents.base import AgentFailure
 
     try:
@@ -84,6 +94,9 @@ def run_program(program_main, argv: list[str] | None) -> int:
     except AgentFailure as failure:
         print(f"rummy500: {failure}", file=sys.stderr)
         return AGENT_FAILED
+    except KeyboardInterrupt:
+        print("rummy500: interrupted (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

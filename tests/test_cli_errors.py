@@ -308,7 +308,9 @@ def test_the_packaged_recipes_are_named_listed_and_shown(tmp_path: Path) -> None
     assert_refused(rummy500("train", "--show-config", "nope", cwd=tmp_path), "nope", "quickstart")
     assert_refused(rummy500("train", "--config", "configs/train/quickstart.yaml", cwd=tmp_path),
                    "--config quickstart")
-    (tmp_path / "mine.yaml").write_text(shown.stdout + "total_steps: 1\n")
+    edited = "\n".join("total_steps: 1" if line.startswith("total_steps:") else line
+                        for line in shown.stdout.splitlines())
+    (tmp_path / "mine.yaml").write_text(edited + "\n")
     refused = rummy500("train", "--config", "mine.yaml", "num_envs=0", cwd=tmp_path)
     assert_refused(refused, "num_envs")  # the edited copy is read as a file
 

@@ -155,7 +155,7 @@ def test_a_process_agent_is_started_by_each_shard_and_plays_the_same_games(work:
     (work / "logged.py").write_text(HELLO_LOG)
     command = f"cmd:{sys.executable} logged.py {FIRST_LEGAL}"
     assert_same_at_one_and_two_workers("--agents", command, "random", "--games", GAMES,
-                                       *SHORT, cwd=work)
+                                       *SHORT, "--seed", "5", "--agent-seed", "6", cwd=work)
     pids = (work / "hellos.log").read_text().split()
     # Per run: one process checked before the match, then one for each of the two shards.
     assert len(pids) == 6 and len(set(pids)) == 6

@@ -82,3 +82,20 @@ def test_the_cli_refuses_a_resume_without_an_rllib_checkpoint(tmp_path: Path) ->
                           timeout=120)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "no RLlib checkpoint there" in done.stderr
+
+
+def test_the_cli_refuses_a_resume_whose_rllib_checkpoint_folder_is_gone(tmp_path: Path) -> None:
+    """The progress file names a folder deleted since: one line, before Ray starts."""
+    import subprocess
+    import sys
+
+    from rummy500.train.rllib_backend import CONFIG_FILE, PROGRESS_FILE
+
+    (tmp_path / CONFIG_FILE).write_text("{}")
+    (tmp_path / PROGRESS_FILE).write_text('{"iteration": 2, "checkpoint": "rllib_000002"}')
+    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "train", "--backend", "rllib",
+                           "--resume", str(tmp_path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "rllib_000002" in done.stderr
+    assert "is missing" in done.stderr

@@ -217,7 +217,11 @@ def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> N
     data = (damaged / "last.pt").read_bytes()
     (damaged / "last.pt").write_bytes(data[: len(data) // 2])
     (damaged / "step_000000000128.pt").write_bytes(b"cut")
-    before = {run: files_of(run) for run in (finished_run, damaged)}
+    other_obs = tmp_path / "other_obs"  # trained on another observation encoding
+    shutil.copytree(finished_run, other_obs)
+    payload = torch.load(other_obs / "last.pt", weights_only=True)
+    torch.save({**payload, "obs_version": -1}, other_obs / "last.pt")
+    before = {run: files_of(run) for run in (finished_run, damaged, other_obs)}
     quickstart = str(ROOT / "configs/train/quickstart.yaml")
     cases = [
         (["--resume", str(finished_run), "rules={preset: web}"], ["rules", "different run"]),
@@ -228,6 +232,8 @@ def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> N
         (["--resume", str(finished_run)], ["finished", "total_steps=256"]),
         (["--resume", str(damaged), "total_steps=256"],
          ["last.pt is damaged", "step_000000000096.pt", "cp "]),
+        (["--resume", str(other_obs), "total_steps=256"],
+         ["observation version -1", "start a new one"]),
     ]
     results = run_side_by_side([cli(*args) for args, _ in cases])
     for (_, words), done in zip(cases, results):

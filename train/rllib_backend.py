@@ -59,8 +59,25 @@ def resumed_rllib_config(run_dir: str | Path,
         raise ConfigError(f"--resume {run_dir}: no RLlib checkpoint there (missing "
                           f"{', '.join(missing)}); an RLlib run writes it at its first "
                           "evaluation")
+    resume_point(run)
     saved = json.loads((run / CONFIG_FILE).read_text())
     return load_config(None, overrides, base=saved, cls=RLlibConfig)
+
+
+def resume_point(run: Path) -> tuple[int, Path]:
+    """(last iteration saved, its RLlib checkpoint folder) of a run, as its progress file
+    names them; a one-line ConfigError, before Ray starts, when the file is damaged or the
+    folder it names is gone."""
+    try:
+        progress = json.loads((run / PROGRESS_FILE).read_text())
+        iteration, folder = int(progress["iteration"]), run / str(progress["checkpoint"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ConfigError(f"--resume {run}: {PROGRESS_FILE} is damaged ({e})") from None
+    if not folder.is_dir():
+        raise ConfigError(f"--resume {run}: the RLlib checkpoint {folder} that "
+                          f"{PROGRESS_FILE} names is missing; the run cannot go on (its "
+                          "last.pt still plays as ckpt:)")
+    return iteration, folder
 
 
 def league_env(env_config: dict[str, Any]) -> LeagueVectorEnv:
@@ -327,9 +344,9 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
     algo = build_algorithm(cfg)
     first = 1
     if resume is not None:
-        progress = json.loads((run_dir / PROGRESS_FILE).read_text())
-        algo.restore_from_path(str((run_dir / progress["checkpoint"]).resolve()))
-        first = progress["iteration"] + 1
+        iteration, folder = resume_point(run_dir)
+        algo.restore_from_path(str(folder.resolve()))
+        first = iteration + 1
     refresh_snapshots(algo)
     writer = SummaryWriter(str(run_dir))
     start, moves_before = time.time(), count_moves(algo)

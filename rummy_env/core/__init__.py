@@ -69,7 +69,13 @@ from .observation import (
 )
 from .patterns import KIND_RUN, KIND_SET
 from .position import PositionError, from_position, legal_texts, meld_cards, snapshot
-from .records import BatchRecorder, GameRecord, read_records, replay, write_records
+from .records import (
+    BatchRecorder,
+    GameRecord,
+    read_records,
+    replay,
+    write_records,
+)
 from .rules import PRESETS, Rules
 from .state import (
     PHASE_CALL,

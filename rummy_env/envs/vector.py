@@ -82,6 +82,7 @@ from .options import (
     REWARDS,
     TERMINAL_MASK_ACTION,
     check_choice,
+    check_num_envs,
     check_pcr,
     check_seat,
     resolve_rules,
@@ -98,9 +99,7 @@ class _Games:
 
     def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str,
                  pcr: int = 1) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r} must be >= 1")
-        self.rules, self.num_envs = rules, num_envs
+        self.rules, self.num_envs = rules, check_num_envs(num_envs)
         self.episode = check_choice("episode", episode, EPISODES)
         self.reward = check_choice("reward", reward, REWARDS)
         self.pcr = check_pcr(pcr)
@@ -152,7 +151,7 @@ class RummyVectorEnv:
                  reward: str = "win", episode: str = "game", pcr: int = 1,
                  compact: bool = False, **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
-        self.num_envs = num_envs
+        self.num_envs = check_num_envs(num_envs)
         if not isinstance(compact, bool):
             raise ValueError(f"compact={compact!r} must be True or False")
         self.compact = compact
@@ -308,7 +307,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
                  **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         p = self.rules.players
-        self.num_envs = num_envs
+        self.num_envs = check_num_envs(num_envs)
         self.next_step = check_choice("autoreset", autoreset, AUTORESETS) == "next_step"
         self.metadata = {**self.metadata, "autoreset_mode": AutoresetMode[autoreset.upper()]}
         self._games = _Games(self.rules, num_envs, episode, reward, pcr)

@@ -466,7 +466,7 @@ function startWatch(event) {
 async function saveRecord() {
   try {
     const saved = await api("POST", `/api/games/${app.id}/save`, {});
-    $("saved").textContent = `saved to ${saved.path}`;
+    $("saved").textContent = `saved as ${saved.path} in the server's records folder`;
   } catch (error) {
     notice(error.message);
   }
