@@ -87,13 +87,15 @@ def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent
                      seed: int = 0, pcr: int | None = None, batch_size: int = 1024,
                      on_games: Callable[[int], None] | None = None,
                      specs: Sequence[str | None] | None = None,
-                     workers: Workers | None = None) -> TournamentResult:
+                     workers: Workers | None = None,
+                     agent_root: int | None = None) -> TournamentResult:
     """Play ``tournaments`` tournaments of the entrants ``entries`` (agent indices).
 
     ``rules`` give every flag but the seats, which each table's size sets;
     ``make_agents(rules)`` builds the agent list for a table of those rules (each shard
-    builds its own from ``specs`` where given, else copies it); ``workers`` says where the
-    shards are played. ``on_games(n)`` is told each time n games finished (a progress bar).
+    builds its own from ``specs`` where given, else copies it, seeded from ``agent_root``,
+    by default ``seed``); ``workers`` says where the shards are played. ``on_games(n)`` is
+    told each time n games finished (a progress bar).
     """
     entries = np.asarray(entries, np.int64)
     n_entrants, n_t = entries.size, tournaments
@@ -121,7 +123,8 @@ def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent
             deals = first_deal + np.arange(seats.shape[0])
             first_deal += seats.shape[0]
             players = entrants(agents_of[size], specs)
-            match = play_sharded(table_rules, players, entries[seats], deals, seed, seed,
+            match = play_sharded(table_rules, players, entries[seats], deals, seed,
+                                 seed if agent_root is None else agent_root,
                                  workers or Workers(), batch_size=batch_size,
                                  first_shard=first_shard)
             first_shard += shard_count(deals.size)

@@ -63,6 +63,9 @@ def tournament_markdown(report: dict) -> str:
         "",
         f"preset {meta.get('preset', '?')}, seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
+        + (f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
+           f"{meta['seed']} --agent-seed {meta['agent_seed']} replays them)"
+           if meta.get("sealed") else "")
         + f", {meta['games']} games, {meta['truncated']} truncated",
         "",
         "| agent | entries | won | win rate | 95% CI | even share | mean finish round | 95% CI |"

@@ -45,6 +45,13 @@ def make_agent(spec: str, rules: Any = None, seed: int = 0) -> Any:
     return make(spec, rules or Rules(), seed)
 
 
+def match_seeds(agents: Sequence[Any], seed: int | None, agent_seed: int | None) -> Any:
+    """The match's seeds, sealed where a ``cmd:`` agent sits (``rummy500.eval.sealing``)."""
+    from rummy500.eval.sealing import match_seeds as seeds_of
+
+    return seeds_of([a for a in agents if isinstance(a, str)], seed, agent_seed)
+
+
 def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
     """Agents from specs or objects (held to the protocol: ``rummy500.agents.checked``),
     named apart as ``rummy500 eval`` names them."""
@@ -79,8 +86,9 @@ def _workers(workers: int | None, address: str | None, torch_threads: int | None
     return Workers(workers or default_workers(), address, torch_threads)
 
 
-def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed: int = 0,
-             duplicate: bool = True, batch_size: int = 1024, progress: bool = False,
+def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None,
+             seed: int | None = None, agent_seed: int | None = None, duplicate: bool = True,
+             batch_size: int = 1024, progress: bool = False,
              torch_threads: int | None = MATCH_THREADS, workers: int | None = None,
              address: str | None = None) -> dict:
     """A fair match between ``agents`` (seats rotated; duplicate deals unless told otherwise):
@@ -94,7 +102,13 @@ def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed
     ``address``, as tasks of the Ray cluster there (``"auto"``, ``"HOST:PORT"``), as
     ``rummy500 eval --workers`` and ``--ray`` play them: the report is the same however
     they are played. An agent given as a spec is built afresh for each part of the match;
-    an object is copied to it, or, where it cannot be pickled, played in this process."""
+    an object is copied to it, or, where it cannot be pickled, played in this process.
+
+    ``seed`` deals the games and ``agent_seed`` seeds the agents (default: the deal seed).
+    A match that seats a ``cmd:`` agent, another process, is sealed as the programs seal
+    it (``rummy500.eval.sealing``): the seeds not given are drawn unseen and written in
+    ``report["meta"]`` (``seed``, ``agent_seed``, ``sealed``), which replay it; otherwise
+    ``seed`` defaults to 0."""
     from rummy500.eval.arena import play_match
     from rummy500.eval.report import build_report
     from rummy500.eval.threads import torch_threads as threads
@@ -102,24 +116,27 @@ def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed
 
     rules = rules or Rules()
     where = _workers(workers, address, torch_threads)
-    seated = _seated(agents, rules, seed)
+    seeds = match_seeds(agents, seed, agent_seed)
+    seated = _seated(agents, rules, seeds.agents)
     with threads(torch_threads):
-        match = play_match(rules, seated, games, seed=seed, duplicate=duplicate,
+        match = play_match(rules, seated, games, seed=seeds.deal, duplicate=duplicate,
                            batch_size=batch_size, progress=progress, specs=_specs(agents),
-                           workers=where)
+                           workers=where, agent_root=seeds.agents)
     if not match.n_games:
         match.raise_if_stopped("the match")
-    return {**build_report(match), "stopped": match.stopped}
+    meta = {"agent_seed": seeds.agents, "sealed": seeds.sealed}
+    return {**build_report(match, meta=meta), "stopped": match.stopped}
 
 
-def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, seed: int = 0,
-           defaults: bool = True, batch_size: int = 1024, progress: bool = False,
+def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None,
+           seed: int | None = None, agent_seed: int | None = None, defaults: bool = True,
+           batch_size: int = 1024, progress: bool = False,
            torch_threads: int | None = MATCH_THREADS, workers: int | None = None,
            address: str | None = None) -> dict:
     """A duplicate round robin of ``agents`` (with random, casual, sharp and expert unless
     ``defaults`` is False): the report ``rummy500 ladder`` prints, ``report["ladder"]``
-    in rating order, ``report["stopped"]`` as in ``evaluate`` (``torch_threads``,
-    ``workers`` and ``address`` too)."""
+    in rating order, ``report["stopped"]`` as in ``evaluate`` (``seed``, ``agent_seed``,
+    the sealing, ``torch_threads``, ``workers`` and ``address`` too)."""
     from rummy500.eval.ladder import DEFAULT_AGENTS, play_ladder
     from rummy500.eval.threads import torch_threads as threads
     from rummy_env.core import Rules
@@ -127,10 +144,13 @@ def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, s
     rules = rules or Rules()
     where = _workers(workers, address, torch_threads)
     given = [*(DEFAULT_AGENTS if defaults else ()), *agents]
-    entrants = _seated(given, rules, seed)
+    seeds = match_seeds(given, seed, agent_seed)
+    entrants = _seated(given, rules, seeds.agents)
     with threads(torch_threads):
-        return play_ladder(rules, entrants, games, seed=seed, batch_size=batch_size,
-                           progress=progress, specs=_specs(given), workers=where)
+        return play_ladder(rules, entrants, games, seed=seeds.deal, batch_size=batch_size,
+                           progress=progress, specs=_specs(given), workers=where,
+                           agent_root=seeds.agents,
+                           meta={"agent_seed": seeds.agents, "sealed": seeds.sealed})
 
 
 def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,

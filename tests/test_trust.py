@@ -618,6 +618,33 @@ def test_a_clairvoyant_agent_learns_nothing_in_eval(tmp_path: Path, given: list)
         assert again.returncode == 0
 
 
+@pytest.mark.parametrize("given", [[], ["--seed", "3"]])
+def test_a_clairvoyant_agent_learns_nothing_in_tournaments(tmp_path: Path, given: list) -> None:
+    (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
+    done = rummy500("tournament", "--agents", f"cmd:{sys.executable} clairvoyant.py", "random",
+                    "--table-size", "2", "--tournaments", "1", "--no-progress", "--out", "out",
+                    *given, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (3 in found(tmp_path)) if given else found(tmp_path) == []
+    meta = json.loads((tmp_path / "out" / "tournament.json").read_text())["meta"]
+    assert meta["sealed"] is not bool(given)
+    assert ("drawn unseen" in done.stdout) is not bool(given)
+
+
+def test_the_python_functions_seal_a_match_that_seats_a_process(tmp_path: Path) -> None:
+    (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
+    code = ("import json, rummy500, sys\n"
+            "spec = f'cmd:{sys.executable} clairvoyant.py'\n"
+            "report = rummy500.evaluate([spec, 'random'], games=2, workers=1)\n"
+            "print(json.dumps(report['meta']))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    meta = json.loads(done.stdout.strip().splitlines()[-1])
+    assert meta["sealed"] is True and found(tmp_path) == []
+    assert meta["seed"] > 2**32 and meta["agent_seed"] != meta["seed"]
+
+
 @pytest.mark.parametrize("given", [[], ["--seed", "500002", "--agent-seed", "500002"]])
 def test_a_clairvoyant_agent_learns_nothing_in_the_benchmark(tmp_path: Path,
                                                              given: list) -> None:

@@ -126,7 +126,7 @@ def write_records(path: str | Path, records: Iterable[GameRecord], append: bool 
             os.fsync(fd)
         except OSError as e:
             os.ftruncate(fd, end)  # frees the part of a line written: no half line is left
-            e.records_written = written
+            e.records_written = written  # type: ignore[attr-defined]  # the recorder reads it
             raise
     finally:
         os.close(fd)
