@@ -186,7 +186,8 @@ def test_a_process_that_fails_mid_match_reports_the_games_finished(work: Path) -
         "    print(json.dumps({'action': m['legal'][0]['id'] if n < 1500 else -1}), "
         "flush=True)\n")
     done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py", "random", "--games",
-                    "8", "--batch-size", "2", "--no-progress", cwd=work)
+                    "8", "--batch-size", "2", "--no-progress", "--seed", "0", "--agent-seed",
+                    "0", cwd=work)  # seeds given: the same games, so the fault comes mid-match
     line = assert_one_line(done, "illegal action", "finished games", code=AGENT_FAILED)
     finished = int(line.split("stopped after ")[1].split()[0])
     assert 0 < finished < 8
