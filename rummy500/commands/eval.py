@@ -30,9 +30,9 @@ from rummy500.commands.arg_checks import (
     check_output_dir,
     check_output_file,
     positive_int,
-    seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.seed_args import add_seed_arguments
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
 from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.arena import distinct_names, match_games, play_match, seating_plan
@@ -55,12 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=positive_int, default=200,
                    help="games to play, rounded up to whole seat rotations (default 200)")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=seed_number, default=None,
-                   help="deal seed (default 0; a match seating a cmd: agent draws it unseen "
-                        "and prints it after)")
-    p.add_argument("--agent-seed", type=seed_number, default=None, metavar="R",
-                   help="root of the agents' seeds (default the deal seed; drawn unseen for a "
-                        "match seating a cmd: agent): with --seed, replays a sealed match")
+    add_seed_arguments(p, "match")
     p.add_argument("--duplicate", action="store_true",
                    help="play every deal once per seating so card luck cancels")
     p.add_argument("--daily", action="store_true",

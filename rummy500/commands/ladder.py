@@ -22,9 +22,9 @@ from rummy500.commands.arg_checks import (
     bootstrap_count,
     check_output_dir,
     positive_int,
-    seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.seed_args import add_seed_arguments
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
 from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
@@ -49,12 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "four agents at 100 games cost about a quarter of an hour of CPU time, "
                         "nearly all of it the expert's search, shared among the workers")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=seed_number, default=None,
-                   help="deal seed (default 0; a ladder seating a cmd: agent draws it unseen "
-                        "and prints it after)")
-    p.add_argument("--agent-seed", type=seed_number, default=None, metavar="R",
-                   help="root of the agents' seeds (default the deal seed; drawn unseen with a "
-                        "cmd: agent): with --seed, replays a sealed ladder")
+    add_seed_arguments(p, "ladder")
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")

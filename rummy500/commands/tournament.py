@@ -25,9 +25,9 @@ from rummy500.commands.arg_checks import (
     CommandParser,
     check_output_dir,
     positive_int,
-    seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.seed_args import add_seed_arguments
 from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.sealing import match_seeds
 from rummy500.eval.shards import agent_seed
@@ -59,12 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_arguments(p)
     p.add_argument("--pcr", type=positive_int, metavar="N",
                    help="also report chips per tournament at this point chip ratio")
-    p.add_argument("--seed", type=seed_number, default=None,
-                   help="draw and deal seed (default 0; tournaments seating a cmd: agent draw "
-                        "it unseen and print it after)")
-    p.add_argument("--agent-seed", type=seed_number, default=None, metavar="R",
-                   help="root of the agents' seeds (default the deal seed; drawn unseen when "
-                        "a cmd: agent sits): with --seed, replays sealed tournaments")
+    add_seed_arguments(p, "tournament")
     p.add_argument("--daily", action="store_true",
                    help="seed from today's UTC date (overrides --seed)")
     p.add_argument("--out", metavar="DIR",
