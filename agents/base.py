@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from rummy_env.core import Decision
+from rummy_env.core.names import printable_name
 
 
 @runtime_checkable
@@ -28,4 +29,8 @@ class Agent(Protocol):
 class AgentFailure(RuntimeError):
     """An agent could not decide: an outside agent (a process, a plug-in) crashed, answered
     wrongly or too late. The arena ends the match there and reports the games already
-    finished; the message is one line that names the agent and what went wrong."""
+    finished; the message is one line that names the agent and what went wrong (what it
+    quotes of the agent, its reply, stderr or exception, made printable)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(printable_name(message, limit=2000))

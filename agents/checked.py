@@ -1,7 +1,8 @@
 """Agents whose code is not the project's, held to the agent protocol at every decision.
 
 A ``py:`` agent, an installed plug-in or an object handed to ``rummy500.evaluate``
-is a user's code. Whatever it does wrong inside a match (``act`` raises, answers
+is a user's code. Whatever it does wrong inside a match (``act`` raises, even
+``SystemExit``, answers
 the wrong number of moves or something that is no action id, or plays an
 illegal move) becomes an ``AgentFailure`` that names the agent and the fault in
 one line. The arena then ends the match keeping every game finished before it,
@@ -19,6 +20,7 @@ import numpy as np
 
 from rummy500.agents.base import AgentFailure
 from rummy_env.core import Decision, action_layout
+from rummy_env.core.names import printable_name
 
 
 class CheckedAgent:
@@ -29,7 +31,8 @@ class CheckedAgent:
 
     @property
     def name(self) -> str:
-        return self.wrapped.name
+        """The agent's own name, made printable (it reaches terminals and reports)."""
+        return printable_name(str(self.wrapped.name))
 
     @name.setter
     def name(self, value: str) -> None:
@@ -39,14 +42,15 @@ class CheckedAgent:
         return getattr(self.__dict__["wrapped"], attribute)
 
     def act(self, decision: Decision) -> np.ndarray:
-        try:
+        legal = Decision(decision.rules, decision.mask.copy(), decision.view)  # judged on the
+        try:                                     # mask as handed over, whatever the agent does
             answer = self.wrapped.act(decision)
         except AgentFailure:
             raise
-        except Exception as e:  # the user's code
+        except (Exception, SystemExit) as e:  # the user's code (exiting ends the match only)
             raise AgentFailure(f"agent {self.name}: act raised {type(e).__name__}: {e}"
                                f"{raised_at(e)}") from None
-        return checked_actions(self.name, answer, decision)
+        return checked_actions(self.name, answer, legal)
 
 
 def checked(agent: Any) -> Any:

@@ -75,6 +75,16 @@ def rules_differences(saved: Rules, asked: Rules) -> dict[str, tuple[Any, Any]]:
             if getattr(asked, k) != v}
 
 
+def check_obs_version(payload: dict[str, Any], path: str | Path) -> None:
+    """``CheckpointMismatch`` unless the checkpoint was trained on this code's observation
+    version: every load and resume asks (a network reading another encoding plays or
+    trains on nonsense, or fails on a wider input)."""
+    if payload.get("obs_version") != OBS_VERSION:
+        raise CheckpointMismatch(
+            f"{path} was trained on observation version {payload.get('obs_version')}, "
+            f"this code encodes version {OBS_VERSION}")
+
+
 def load_policy(path: str | Path, rules: Rules | None = None,
                 device: str | torch.device = "cpu") -> tuple[torch.nn.Module, dict[str, Any]]:
     """(network in eval mode, checkpoint data). With ``rules``, they must match the
@@ -88,10 +98,7 @@ def policy_from(payload: dict[str, Any], path: str | Path, rules: Rules | None =
     """The network (in eval mode) of checkpoint data already read from ``path``, with the
     checks of ``load_policy``."""
     saved_rules = Rules.from_dict(payload["rules"])
-    if payload["obs_version"] != OBS_VERSION:
-        raise CheckpointMismatch(
-            f"{path} was trained on observation version {payload['obs_version']}, "
-            f"this code encodes version {OBS_VERSION}")
+    check_obs_version(payload, path)
     if rules is not None and rules != saved_rules:
         raise CheckpointMismatch(f"{path} was trained with other rules (checkpoint vs asked): "
                                  f"{rules_differences(saved_rules, rules)}")

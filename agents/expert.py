@@ -57,15 +57,12 @@ from rummy_env.core import (
     PHASE_HAND_OVER,
     PHASE_PLAY,
     Decision,
+    Games,
     PlayerView,
     Rules,
     State,
     action_layout,
-    legal_mask,
-    player_view,
-    step_inplace,
 )
-from rummy_env.core._table_cache import TableCache
 from rummy_env.core.worlds import provisional_scores, sample_worlds
 
 if TYPE_CHECKING:
@@ -187,11 +184,28 @@ class SearchStats:
         (points per world) and the smallest mean gain ``worlds`` worlds tell from noise at
         two standard errors (``resolves``)."""
         spread = self.gain_sd / self.compared if self.compared else float("nan")
-        return {"decisions": self.decisions,
+        return {"decisions": self.decisions, "searched": self.searched,
+                "overridden": self.overridden, "compared": self.compared,
                 "searched_share": self.searched / self.decisions if self.decisions else 0.0,
                 "override_share": self.overridden / self.searched if self.searched else 0.0,
                 "gain_sd": spread, "worlds": worlds,
                 "resolves": 2.0 * spread / np.sqrt(worlds)}
+
+
+def merge_search_summaries(summaries: list[dict | None]) -> dict | None:
+    """One ``SearchStats.summary`` from the summaries of several copies of one search agent
+    (the shards of a match, ``rummy500.eval.shards``); None where none of them searched."""
+    given = [s for s in summaries if s is not None]
+    if not given:
+        return None
+    stats = SearchStats()
+    for s in given:
+        stats.decisions += s["decisions"]
+        stats.searched += s["searched"]
+        stats.overridden += s["overridden"]
+        stats.compared += s["compared"]
+        stats.gain_sd += s["gain_sd"] * s["compared"] if s["compared"] else 0.0
+    return stats.summary(given[0]["worlds"])
 
 
 class Choice(NamedTuple):
@@ -351,10 +365,11 @@ class ExpertAgent:
         world = np.tile(np.arange(w), r * c)
         first = candidates[row, cand]
         keep = np.flatnonzero(first >= 0)
-        state = worlds.select(row[keep] * w + world[keep])
-        step_inplace(self.rules, state, first[keep], auto_deal=False)
+        games = Games.of(self.rules, worlds.select(row[keep] * w + world[keep]),
+                         auto_deal=False)  # the tables kept from one micro-step to the next
+        games.step(first[keep])
         value = np.zeros(r * c * w)
-        value[keep] = self.play_out(state, view.seat[row[keep]].astype(np.int64),
+        value[keep] = self.play_out(games, view.seat[row[keep]].astype(np.int64),
                                     world[keep] % 2 == 1)
         value = value.reshape(r, c, w)
         gain = value - value[:, :1]  # paired with the guide's choice world by world
@@ -374,26 +389,26 @@ class ExpertAgent:
         i * worlds + w), dealt at random from what its seat sees (``view``)."""
         return sample_worlds(self.rules, view, self.budget.worlds, self.rng)
 
-    def play_out(self, state: State, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
-        """float [B]: the value for seat ``me[b]`` of playing game b on to the hand's end
-        (with ``rivals=mixed``, Sharp plays the other seats of the ``odd_world`` games)."""
+    def play_out(self, games: Games, me: np.ndarray, odd_world: np.ndarray) -> np.ndarray:
+        """float [B]: the value for seat ``me[b]`` of playing game b of ``games`` on to the
+        hand's end (with ``rivals=mixed``, Sharp plays the other seats of the ``odd_world``
+        games)."""
         rules = self.rules
-        value = np.zeros(state.batch_size)
-        index = np.arange(state.batch_size)  # original row of each row still playing
-        tables = TableCache(rules)  # most tables stand from one micro-step to the next
+        value = np.zeros(games.state.batch_size)
+        index = np.arange(games.state.batch_size)  # original row of each row still playing
         for _ in range(self.budget.horizon + 1):
+            state = games.state
             over = (state.phase == PHASE_HAND_OVER) | (state.phase == PHASE_GAME_OVER)
             if over.any():
                 done = np.flatnonzero(over)
                 value[index[done]] = self.score(state, done, me[index[done]], finished=True)
                 live = np.flatnonzero(~over)
-                state, index = state.select(live), index[live]
-                tables.select(live)
+                games.keep(live)
+                state, index = games.state, index[live]
             if state.batch_size == 0:
                 return value
-            tables.update(state)
-            mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
-            view = player_view(rules, state, points=tables.points)
+            mask = games.mask()
+            view = games.view()
             if self.rival is None:
                 actions = self.guide.rollout.act(Decision(rules=rules, mask=mask, view=view))
             else:
@@ -404,8 +419,8 @@ class ExpertAgent:
                     if rows.size:
                         actions[rows] = agent.act(Decision(
                             rules=rules, mask=mask[rows], view=select_view(view, rows)))
-            step_inplace(rules, state, actions, auto_deal=False, mask=mask, fits=tables.fits,
-                         blocked=tables.blocked)
+            games.step(actions)
+        state = games.state
         all_rows = np.arange(state.batch_size)
         value[index] = self.score(state, all_rows, me[index], finished=False)
         return value

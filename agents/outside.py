@@ -140,7 +140,7 @@ def built_by(factory: Callable[[Rules, int], Any], rules: Rules, seed: int, spec
     (``rummy500.agents.checked``)."""
     try:
         agent = factory(rules, seed)
-    except Exception as e:  # the user's code
+    except (Exception, SystemExit) as e:  # the user's code
         raise ValueError(f"{spec}: making the agent raised {type(e).__name__}: {e}") from None
     if not callable(getattr(agent, "act", None)):
         raise ValueError(f"{spec}: made a {type(agent).__name__}, which is no agent (an agent "
@@ -170,13 +170,16 @@ def check_command(command: str) -> None:
 
 
 def timeout_seconds(text: str | None, default: float) -> float:
-    """A positive number of seconds from an option's text."""
+    """A positive number of seconds from an option's text, at most ``MAX_TIMEOUT``."""
+    from rummy500.agents.process_agent import MAX_TIMEOUT
+
     if text is None:
         return default
     try:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not 0 < value < float("inf"):
-        raise ValueError(f"cmd: timeout={text} must be a positive number of seconds")
+    if not 0 < value <= MAX_TIMEOUT:
+        raise ValueError(f"cmd: timeout={text[:40]} must be a number of seconds above 0 and "
+                         f"at most {MAX_TIMEOUT:g}")
     return value

@@ -16,16 +16,20 @@ to it on its stdin and stdout, one JSON object per line each way (protocol
 A reply that is not JSON, names no legal move, or comes later than ``timeout``
 seconds a decision, and a process that ends early, raise ``AgentFailure`` with one
 line that says which and, for a dead process, its exit code and last stderr lines.
-The process's stderr is its own log: kept, never mixed into the arena's output.
+The process's stderr is its own log: never mixed into the arena's output, and only its
+last ``STDERR_BYTES`` kept (a process writing without end cannot fill the arena's
+memory). The process leads a process group of its own: closing the agent ends the whole
+group, so nothing it started outlives the match, and a Ctrl-C at the terminal reaches
+the arena alone (which then closes the agent).
 """
 
 from __future__ import annotations
 
-import collections
 import json
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -35,16 +39,23 @@ from typing import Any
 import numpy as np
 
 from rummy_env.core import Decision, Rules, action_layout
+from rummy_env.core.names import printable_name
 
 from .base import AgentFailure
 from .seat_text import PROTOCOL, decision_request
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a decision may take by default (``cmd[timeout=S]:COMMAND`` changes it)."""
+MAX_TIMEOUT = 3600.0
+"""Most seconds ``timeout`` may give one decision."""
 MAX_LINE = 1 << 20
 """Longest reply line read, in bytes: anything longer is a broken agent, not a move."""
 STDERR_LINES = 5
 """Last stderr lines quoted when the process dies."""
+STDERR_BYTES = 4096
+"""The tail of the process's stderr kept for those lines, in bytes."""
+WAIT_STEP = 60.0
+"""Longest single wait for a reply, in seconds (a batch's deadline can be far away)."""
 
 
 class ProcessAgent:
@@ -63,14 +74,16 @@ class ProcessAgent:
             raise ValueError("cmd: needs a command, e.g. cmd:'python my_bot.py'")
         try:
             self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=subprocess.PIPE, bufsize=0)
+                                             stderr=subprocess.PIPE, bufsize=0,
+                                             start_new_session=True)
         except OSError as e:
             raise ValueError(f"cmd:{command}: cannot start {argv[0]!r}: "
                              f"{e.strerror or e}") from None
-        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._stderr = bytearray()
         threading.Thread(target=self._keep_stderr, daemon=True).start()
         self._finalizer = weakref.finalize(self, _stop, self._process)
         self._buffer = b""
+        self._failure: str | None = None
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._process.stdout, selectors.EVENT_READ)
         try:  # a failure before any game is a bad spec, refused like the others
@@ -82,9 +95,11 @@ class ProcessAgent:
             raise ValueError(str(e)) from None
         self.batch = hello.get("batch") is True
         if name is None and isinstance(hello.get("name"), str) and hello["name"].strip():
-            self.name = hello["name"].strip()[:60]
+            self.name = printable_name(hello["name"])
 
     def act(self, decision: Decision) -> np.ndarray:
+        if self._failure is not None:  # a failed process is not asked again
+            raise AgentFailure(self._failure)
         requests = [decision_request(decision, i) for i in range(decision.size)]
         if self.batch:
             reply = self._ask({"protocol": PROTOCOL, "decisions": requests}, len(requests))
@@ -139,11 +154,11 @@ class ProcessAgent:
             if len(self._buffer) > MAX_LINE:
                 self._fail(f"a reply line longer than {MAX_LINE:,} bytes")
             left = deadline - time.monotonic()
-            if left <= 0 or not self._selector.select(left):
-                if self._process.poll() is not None:
-                    self._died()
+            if left <= 0:
                 self._fail(f"no reply within {self.timeout:g} s a decision "
                            "(cmd[timeout=S]:... allows more)")
+            if not self._selector.select(min(left, WAIT_STEP)):
+                continue
             chunk = os.read(self._process.stdout.fileno(), 65536)
             if not chunk:
                 self._died()
@@ -152,8 +167,20 @@ class ProcessAgent:
         return line.decode("utf-8", errors="replace")
 
     def _keep_stderr(self) -> None:
-        for raw in self._process.stderr:
-            self._stderr.append(raw.decode("utf-8", errors="replace").rstrip())
+        """Read the process's stderr to its end, keeping its last ``STDERR_BYTES``."""
+        pipe = self._process.stderr
+        try:
+            while chunk := os.read(pipe.fileno(), 65536):
+                self._stderr += chunk
+                del self._stderr[:-STDERR_BYTES]
+        finally:
+            pipe.close()
+
+    def _stderr_tail(self) -> str:
+        """The last ``STDERR_LINES`` non-empty lines of stderr, joined by `` | ``."""
+        lines = bytes(self._stderr).decode("utf-8", errors="replace").splitlines()
+        return " | ".join([line.strip()[:200] for line in lines if line.strip()]
+                          [-STDERR_LINES:])
 
     def _died(self):
         try:
@@ -161,13 +188,14 @@ class ProcessAgent:
         except subprocess.TimeoutExpired:
             code = None
         time.sleep(0.05)  # let the stderr reader take the last lines
-        said = " | ".join(line for line in self._stderr if line)
+        said = self._stderr_tail()
         self._fail(f"the process ended (exit code {code})"
                    + (f"; its stderr ends: {said}" if said else ""))
 
     def _fail(self, what: str):
         self.close()
-        raise AgentFailure(f"agent {self.name}: {what}")
+        self._failure = f"agent {self.name}: {what}"
+        raise AgentFailure(self._failure)
 
 
 def _short(value: Any, limit: int = 120) -> str:
@@ -177,7 +205,8 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    """Close the process's stdin, give it a moment to exit, then end it."""
+    """Close the process's stdin, give it a moment to exit, then end its whole process
+    group (whatever it started that is still running, or the process itself)."""
     try:
         process.stdin.close()
     except OSError:
@@ -185,5 +214,10 @@ def _stop(process: subprocess.Popen) -> None:
     try:
         process.wait(timeout=2)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone already
+    process.wait()
+    process.stdout.close()  # stderr: its reader closes it at its end

@@ -1,10 +1,10 @@
-"""Agents by name: ``make_agent(spec, rules, seed)`` for every program, the arena and training.
+"""Agents by spec: ``make_agent(spec, rules, seed)`` for every program, the arena and training.
 
-Built in: ``random``, ``casual``, ``sharp``, ``expert`` (with a search budget:
-``expert:worlds=16,horizon=30``, ``rummy500.agents.expert``) and ``champion`` (the
-trained policy that ships with the package), each release of the last two also by its
-number (``champion@1``, ``expert@1``: published numbers name these). From outside the
-project:
+Built in (``BUILTIN``, weakest first): ``random``, ``casual``, ``sharp``, ``champion``
+(the trained policy that ships with the package) and ``expert`` (with a search budget:
+``expert:worlds=16,horizon=30``, ``rummy500.agents.expert``), each release of the last
+two also by its number (``champion@1``, ``expert@1``: published numbers name these).
+From outside the project:
 
 * ``ckpt:PATH``: a policy trained here, from its checkpoint, played greedily;
 * ``py:MODULE:NAME``: NAME in MODULE (the working folder or an installed package) is
@@ -17,14 +17,22 @@ project:
 
 How each outside form is read and loaded is ``rummy500.agents.outside``.
 
-The ``oracle`` sees hidden cards, so it is no agent: the arena's programs build it
-(``rummy500.eval.oracle``), and every other program refuses it here.
+A spec is read once, by ``describe``, into an ``AgentSpec``: its kind and what making
+it needs. ``check_spec`` and ``make_agent`` take that description (or the text, and
+describe it) and look its kind up in ``KINDS``: a new kind of spec is one branch of
+``describe`` and one ``Kind`` there.
+
+The ``oracle`` sees hidden cards, so it is no agent: ``describe`` knows its spec, the
+arena's programs build it (``rummy500.eval.oracle``), and every other program refuses
+it here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from rummy500.agents.base import Agent
 from rummy500.agents.outside import (
@@ -64,20 +72,37 @@ def _champion(rules: Rules, seed: int) -> Agent:
     return make_champion(rules, seed)
 
 
-def _expert(rules: Rules, seed: int, options: str = "") -> Agent:
+def _expert(rules: Rules, seed: int) -> Agent:
     from rummy500.agents.expert import make_expert
 
-    return make_expert(options, rules, seed)
+    return make_expert("", rules, seed)
 
 
-BUILTIN: dict[str, Callable[[Rules, int], Agent]] = {
-    "random": _random,
-    "casual": _casual,
-    "sharp": _sharp,
-    "expert": _expert,
-    "champion": _champion,
+@dataclass(frozen=True)
+class BuiltIn:
+    """A built-in agent: how it is made, and what it is."""
+
+    make: Callable[[Rules, int], Agent]
+    """Its factory ``(rules, seed) -> agent``."""
+    kind: str
+    """``heuristic`` (rules of thumb, fast), ``trained`` (a shipped network: only under the
+    rules it was trained for) or ``search`` (play-outs, under any rules)."""
+
+
+BUILTIN: dict[str, BuiltIn] = {
+    "random": BuiltIn(_random, "heuristic"),
+    "casual": BuiltIn(_casual, "heuristic"),
+    "sharp": BuiltIn(_sharp, "heuristic"),
+    "champion": BuiltIn(_champion, "trained"),
+    "expert": BuiltIn(_expert, "search"),
 }
-"""Name -> factory(rules, seed) of the built-in agents."""
+"""The built-in agents by name, weakest first: the one list every program offers."""
+
+HEURISTICS = tuple(name for name, agent in BUILTIN.items() if agent.kind == "heuristic")
+"""The rule-of-thumb agents, weakest first."""
+
+ANY_RULES = tuple(name for name, agent in BUILTIN.items() if agent.kind != "trained")
+"""The built-in agents that play under every rule set, weakest first."""
 
 SPEC_FORMS = (", ".join(BUILTIN) + ", expert:OPTIONS, champion@N, expert@N, ckpt:PATH, "
               "py:MODULE:NAME, sb3:PATH, "
@@ -94,98 +119,168 @@ RELEASED = re.compile(r"^(champion|expert)@(\d+)$", re.I)
 budget) guided by it; they stay playable when a later release ships."""
 
 
-def released(spec: str) -> tuple[str, int] | None:
-    """(``champion`` or ``expert``, release) of a versioned name, None for other specs; a
-    ValueError naming the releases when N is not one."""
-    match = RELEASED.match(spec.strip())
-    if match is None:
-        return None
-    from rummy500.agents.champion import champion_versions
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent spec, read: the kind of agent it names and what making it needs."""
 
-    version = int(match.group(2))
-    if version not in champion_versions():
-        raise ValueError(f"{spec.strip()}: no such release (releases: "
-                         f"{', '.join(map(str, champion_versions()))})")
-    return match.group(1).lower(), version
+    text: str
+    """The spec as written (stripped): the name of an agent that has none of its own."""
+    kind: str
+    """``builtin``, ``expert`` (with a budget), ``release``, ``plugin``, ``oracle``, or an
+    outside kind: ``ckpt``, ``py``, ``sb3``, ``cmd``."""
+    name: str = ""
+    """The built-in's or plug-in's name, or ``champion``/``expert`` of a release."""
+    version: int = 0
+    """The release of ``champion@N`` and ``expert@N``."""
+    options: Any = None
+    """The expert's ``ExpertBudget``, the oracle's option text, an outside kind's options
+    (``cmd``: ``timeout`` in seconds) or a plug-in's entry point."""
+    target: str = ""
+    """An outside kind's path, module or command."""
 
 
-def is_oracle(spec: str) -> bool:
-    """Whether ``spec`` names the oracle (``oracle`` or ``oracle:OPTIONS``)."""
-    name = spec.strip().lower()
-    return name == "oracle" or name.startswith("oracle:")
-
-
-def check_spec(spec: str, forms: str = SPEC_FORMS) -> None:
-    """Raise ``ValueError`` (one line) unless ``spec`` names an agent, before any work
-    starts: names, options and files are checked and a ``py:`` factory is looked up, but
-    nothing is built or loaded. ``forms`` is what the complaint about an unknown name lists."""
-    outside = outside_spec(spec)
+def describe(spec: str, forms: str = SPEC_FORMS) -> AgentSpec:
+    """``spec`` read into an ``AgentSpec``; a one-line ``ValueError`` for a name nobody knows
+    (listing ``forms``), a release that does not exist or options that do not parse."""
+    text = spec.strip()
+    outside = outside_spec(text)
     if outside is not None:
         kind, options, target = outside
-        if kind in ("ckpt", "sb3"):
-            check_file(target, kind)
-        elif kind == "py":
-            python_factory(target)
-        elif kind == "cmd":
-            timeout_seconds(options.get("timeout"), 1.0)
-            check_command(target)
-        return
-    if released(spec):
-        return
-    name = spec.strip().lower()
-    if is_oracle(name):
-        raise ValueError(NO_ORACLE)
+        if kind == "cmd":
+            from rummy500.agents.process_agent import DEFAULT_TIMEOUT
+
+            options = {"timeout": timeout_seconds(options.get("timeout"), DEFAULT_TIMEOUT)}
+        return AgentSpec(text, kind, options=options, target=target)
+    name = text.lower()
+    release = RELEASED.match(text)
+    if release is not None:
+        from rummy500.agents.champion import champion_versions
+
+        version = int(release.group(2))
+        if version not in champion_versions():
+            raise ValueError(f"{text}: no such release (releases: "
+                             f"{', '.join(map(str, champion_versions()))})")
+        return AgentSpec(text, "release", release.group(1).lower(), version)
+    if name == "oracle" or name.startswith("oracle:"):
+        return AgentSpec(text, "oracle", options=text[len("oracle:"):])
     if name.startswith("expert:"):
         from rummy500.agents.expert import ExpertBudget
 
-        ExpertBudget.parse(spec.strip()[len("expert:"):])
-    elif name not in BUILTIN and name not in plugins():
+        return AgentSpec(text, "expert", options=ExpertBudget.parse(text[len("expert:"):]))
+    if name in BUILTIN:
+        return AgentSpec(text, "builtin", name)
+    entry = plugins().get(name)
+    if entry is None:
         raise ValueError(f"unknown agent {spec!r}; known: {forms}")
+    return AgentSpec(text, "plugin", name, options=entry)
 
 
-def make_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
-    """An agent from its spec: a built-in name, ``expert:OPTIONS``, ``ckpt:PATH``,
-    ``py:MODULE:NAME``, ``sb3:PATH``, ``cmd:COMMAND`` or an installed plug-in's name."""
-    outside = outside_spec(spec)
-    if outside is not None:
-        kind, options, target = outside
-        if kind == "ckpt":
-            return load_checkpoint_agent(target, rules, seed)
-        if kind == "py":
-            return built_by(python_factory(target), rules, seed, spec.strip())
-        if kind == "sb3":
-            from rummy500.agents.sb3_agent import SB3Agent
+@dataclass(frozen=True)
+class Kind:
+    """What a kind of spec does: its checks before any work, and the making."""
 
-            return SB3Agent(target, rules, seed, sample="sample" in options)
-        from rummy500.agents.process_agent import DEFAULT_TIMEOUT, ProcessAgent
+    check: Callable[[AgentSpec], None]
+    """Raise a one-line ``ValueError`` unless the agent can be made (loading nothing)."""
+    make: Callable[[AgentSpec, Rules, int], Agent]
+    """The agent, under ``rules`` with ``seed``."""
 
-        check_command(target)
-        return ProcessAgent(target, rules, seed, timeout=timeout_seconds(options.get("timeout"),
-                                                                   DEFAULT_TIMEOUT))
-    release = released(spec)
-    if release is not None:
-        kind, version = release
-        if kind == "champion":
-            from rummy500.agents.champion import make_champion
 
-            return make_champion(rules, seed, version)
-        from rummy500.agents.expert import make_expert
+def _ready(spec: AgentSpec) -> None:
+    """Nothing to check past ``describe``."""
 
-        expert = make_expert("", rules, seed, champion=version)
-        expert.name = f"expert@{version}"
-        return expert
-    name = spec.strip()
-    if name.lower().startswith("expert:"):
-        return _expert(rules, seed, name[len("expert:"):])
-    check_spec(name)
-    if name.lower() in BUILTIN:
-        return BUILTIN[name.lower()](rules, seed)
-    entry = plugins()[name.lower()]
+
+def _refuse_oracle(spec: AgentSpec, *_: Any) -> Agent:
+    raise ValueError(NO_ORACLE)
+
+
+def _make_expert(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
+    from rummy500.agents.expert import ExpertAgent
+
+    return ExpertAgent(rules, seed, spec.options)
+
+
+def _make_release(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
+    if spec.name == "champion":
+        from rummy500.agents.champion import make_champion
+
+        return make_champion(rules, seed, spec.version)
+    from rummy500.agents.expert import make_expert
+
+    expert = make_expert("", rules, seed, champion=spec.version)
+    expert.name = f"expert@{spec.version}"
+    return expert
+
+
+def _make_plugin(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
     try:
-        factory = entry.load()
+        factory = spec.options.load()
     except Exception as e:  # the plug-in's own import failed
-        raise ValueError(f"{name}: the plug-in {entry.value!r} cannot be loaded "
+        raise ValueError(f"{spec.text}: the plug-in {spec.options.value!r} cannot be loaded "
                          f"({type(e).__name__}: {e})") from None
-    return built_by(factory, rules, seed, name)
+    return built_by(factory, rules, seed, spec.text)
 
 
+def _check_model_file(spec: AgentSpec) -> None:
+    check_file(spec.target, spec.kind)
+
+
+def _make_checkpoint(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
+    return load_checkpoint_agent(spec.target, rules, seed)
+
+
+def _look_up_factory(spec: AgentSpec) -> None:
+    python_factory(spec.target)
+
+
+def _make_from_factory(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
+    return built_by(python_factory(spec.target), rules, seed, spec.text)
+
+
+def _make_sb3(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
+    from rummy500.agents.sb3_agent import SB3Agent
+
+    return SB3Agent(spec.target, rules, seed, sample="sample" in spec.options)
+
+
+def _find_program(spec: AgentSpec) -> None:
+    check_command(spec.target)
+
+
+def _make_process(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
+    from rummy500.agents.process_agent import ProcessAgent
+
+    return ProcessAgent(spec.target, rules, seed, timeout=spec.options["timeout"])
+
+
+def _make_builtin(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
+    return BUILTIN[spec.name].make(rules, seed)
+
+
+KINDS: dict[str, Kind] = {
+    "builtin": Kind(_ready, _make_builtin),
+    "expert": Kind(_ready, _make_expert),
+    "release": Kind(_ready, _make_release),
+    "plugin": Kind(_ready, _make_plugin),
+    "oracle": Kind(_refuse_oracle, _refuse_oracle),
+    "ckpt": Kind(_check_model_file, _make_checkpoint),
+    "py": Kind(_look_up_factory, _make_from_factory),
+    "sb3": Kind(_check_model_file, _make_sb3),
+    "cmd": Kind(_find_program, _make_process),
+}
+"""Each kind of spec ``describe`` reads: how it is checked and made."""
+
+
+def check_spec(spec: str | AgentSpec, forms: str = SPEC_FORMS) -> None:
+    """Raise ``ValueError`` (one line) unless ``spec`` names an agent, before any work
+    starts: names, options and files are checked and a ``py:`` factory is looked up, but
+    nothing is built or loaded. ``forms`` is what the complaint about an unknown name lists."""
+    described = describe(spec, forms) if isinstance(spec, str) else spec
+    KINDS[described.kind].check(described)
+
+
+def make_agent(spec: str | AgentSpec, rules: Rules, seed: int = 0) -> Agent:
+    """The agent ``spec`` names (its text, or its description), checked first."""
+    described = describe(spec) if isinstance(spec, str) else spec
+    kind = KINDS[described.kind]
+    kind.check(described)
+    return kind.make(described, rules, seed)

@@ -68,6 +68,8 @@ class MLPPolicy(_PolicyValue):
     """Observation -> tanh MLP trunk -> policy logits and value."""
 
     def __init__(self, obs_dim: int, n_actions: int, hidden: tuple[int, ...] = (256, 128)):
+        if not hidden or not all(isinstance(h, int) and h >= 1 for h in hidden):
+            raise ValueError(f"hidden={list(hidden)}: give one or more layer widths >= 1")
         super().__init__(hidden[-1], n_actions)
         layers: list[nn.Module] = []
         width = obs_dim
@@ -137,6 +139,15 @@ class TorchAgent:
         self.device = torch.device(device)
         self.generator = torch.Generator(device=self.device).manual_seed(seed)
 
+    def __getstate__(self) -> dict:
+        """Picklable (a worker process plays a copy): the generator travels as its state."""
+        return {**self.__dict__, "generator": self.generator.get_state()}
+
+    def __setstate__(self, state: dict) -> None:
+        generator = torch.Generator(device=state["device"])
+        generator.set_state(state.pop("generator"))
+        self.__dict__.update(state, generator=generator)
+
     def _logits(self, decision: Decision) -> torch.Tensor:
         """float32 [n, A]: the policy's logits, illegal actions at the dtype's minimum (no
         distribution object: play needs only argmax and softmax)."""
@@ -144,7 +155,8 @@ class TorchAgent:
         if obs is None:
             obs = encode(self.rules, decision.view)
         obs_t = observation_tensor(self.rules, obs, self.device)
-        mask_t = torch.as_tensor(decision.mask, dtype=torch.bool, device=self.device)
+        mask_t = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)  # (a copy:
+        # the mask handed over is read-only)
         return masked_logits(self.policy.actor(self.policy.features(obs_t)), mask_t)
 
     @torch.no_grad()
@@ -158,6 +170,6 @@ class TorchAgent:
         if self.greedy:
             action = logits.argmax(dim=-1)
         else:  # over the legal actions only: multinomial over all 955 costs far more
-            legal = torch.as_tensor(decision.mask, dtype=torch.bool, device=self.device)
+            legal = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)
             action = MaskedCategorical(logits, legal).sample(generator=self.generator)
         return action.cpu().numpy().astype(np.int64)

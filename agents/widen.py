@@ -57,4 +57,6 @@ def observation_tensor(rules: Rules, obs: np.ndarray | CompactObservation,
     if isinstance(obs, CompactObservation):
         return widen(rules, torch.as_tensor(obs.codes, device=device),
                      torch.as_tensor(obs.numbers, device=device))
+    if not obs.flags.writeable:  # a decision's, handed over read-only: copied, not shared
+        return torch.tensor(obs, dtype=torch.float32, device=device)
     return torch.as_tensor(obs, dtype=torch.float32, device=device)

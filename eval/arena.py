@@ -8,9 +8,9 @@ and with more agents than seats every group of P agents meets. ``play_match``
 deals the games (``--duplicate``: every deal once per lineup of one block, each
 block every table in all its seat rotations, so the luck of the cards cancels;
 otherwise one fresh deal per game, lineups in turn) and ``play_games`` plays
-them: a batch of live games steps together (``legal_mask`` -> each agent acts on
-the rows where its seats must move -> ``step_inplace``), finished games are
-replaced by waiting ones so the batch stays full.
+them through the engine's driver (``Games``): a batch of live games steps together
+(the mask -> each agent acts on the rows where its seats must move -> the step),
+finished games are replaced by waiting ones so the batch stays full.
 
 Agents see only ``player_view`` of the seat to play and the legal mask (an
 agent that wants the flat observation encodes the view itself); an agent whose
@@ -25,6 +25,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,13 +33,14 @@ from rummy500.agents.base import Agent, AgentFailure
 from rummy_env.core import (
     BatchRecorder,
     Decision,
-    GameStream,
+    Games,
     Rules,
-    legal_mask,
-    player_view,
-    step_inplace,
 )
-from rummy_env.core._table_cache import TableCache
+
+INTERRUPTED = "interrupted (Ctrl-C)"
+"""``MatchResult.stopped`` of a match that Ctrl-C (``KeyboardInterrupt``) ended."""
+if TYPE_CHECKING:
+    from rummy500.eval.shards import Workers
 
 MAX_ORDERS = 24
 """Most seat orders a table is played in: all of them up to five seats (24 orders of five
@@ -177,16 +179,19 @@ class MatchResult:
     """[k]: each search agent's ``search_summary()`` after the match (over the decisions of
     its life, which the programs' agents spend in one match), None for the others."""
     stopped: str | None = None
-    """Why the match ended early (an agent failed: ``AgentFailure``'s line), None when every
-    game was played; the arrays then hold the games finished before."""
+    """Why the match ended early (an agent failed: ``AgentFailure``'s line; ``INTERRUPTED``),
+    None when every game was played; the arrays then hold the games finished before."""
 
     @property
     def n_games(self) -> int:
         return int(self.deal.shape[0])
 
     def raise_if_stopped(self, what: str) -> None:
-        """Pass an agent's failure on (``AgentFailure``) to a caller that cannot use part of
-        a match: ``what`` names what stopped, e.g. "the ladder"."""
+        """Pass an agent's failure on (``AgentFailure``; Ctrl-C as ``KeyboardInterrupt``) to a
+        caller that cannot use part of a match: ``what`` names what stopped, e.g. "the
+        ladder"."""
+        if self.stopped == INTERRUPTED:
+            raise KeyboardInterrupt
         if self.stopped:
             raise AgentFailure(f"{self.stopped}; {what} stopped")
 
@@ -233,12 +238,22 @@ def match_games(n_agents: int, players: int, games: int, duplicate: bool,
 def play_match(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                duplicate: bool = False, batch_size: int = 1024, progress: bool = True,
                recorder: BatchRecorder | None = None,
-               kinds: Sequence[object] | None = None) -> MatchResult:
+               kinds: Sequence[object] | None = None,
+               specs: Sequence[str | None] | None = None, workers: Workers | None = None,
+               agent_root: int | None = None) -> MatchResult:
     """A fair match of about ``games`` games (see ``match_games``) between ``agents``;
-    ``kinds``: what each agent plays like (its spec), for ``seating_blocks``."""
+    ``kinds``: what each agent plays like (its spec), for ``seating_blocks``.
+
+    The match is played in shards (``rummy500.eval.shards``), each by fresh agents: built
+    from ``specs[i]`` where given (seeded from ``agent_root``, by default the deal seed),
+    else copies of ``agents[i]``; ``workers`` says where (default: in this process). The
+    result is the same wherever the shards are played."""
+    from rummy500.eval.shards import Workers, entrants, play_sharded
+
     lineups, deals = match_games(len(agents), rules.players, games, duplicate, kinds=kinds)
-    result = play_games(rules, agents, lineups, deals, seed, batch_size=batch_size,
-                        progress=progress, recorder=recorder)
+    result = play_sharded(rules, entrants(agents, specs), lineups, deals, seed,
+                          seed if agent_root is None else agent_root, workers or Workers(),
+                          batch_size=batch_size, progress=progress, recorder=recorder)
     result.duplicate = duplicate
     return result
 
@@ -249,8 +264,8 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     """Play game ``g`` = deal ``deals[g]`` with agent ``lineups[g, s]`` in seat s, to the end.
 
     ``recorder`` (optional) collects every game as a replayable record. An agent that fails
-    (``AgentFailure``) ends the match: the result holds the games finished until then and
-    says why in ``stopped``."""
+    (``AgentFailure``) or Ctrl-C ends the match: the result holds the games finished until
+    then and says why in ``stopped``."""
     import time
 
     from tqdm import tqdm
@@ -270,33 +285,30 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     agent_seconds = np.zeros(len(agents), np.float64)
     start_time = time.perf_counter()
 
-    stream = GameStream(rules, seed, batch_size, deals)
+    games = Games(rules, batch_size, seed, deals)
 
-    def record_start(games: np.ndarray) -> None:
-        for g in games.tolist():
+    def record_start(started: np.ndarray) -> None:
+        for g in started.tolist():
             recorder.start(g, deals[g], [agents[k].name for k in lineups[g]])
 
     if recorder is not None:
-        record_start(stream.slot_game)
+        record_start(games.slot_game)
     bar = tqdm(total=n_games, disable=not progress, unit="game", desc="arena", leave=False)
-    tables = TableCache(rules)  # most tables stand from one micro-step to the next
     finished = np.zeros(n_games, bool)
     stopped = None
     try:
-        while stream.slot_game.size:
-            state, slot_game = stream.state, stream.slot_game
+        while games.slot_game.size:
+            state, slot_game = games.state, games.slot_game
             live = ~state.game_over
             if live.any():
-                tables.update(state)
-                mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
+                mask = games.mask()
                 actions = np.zeros(slot_game.size, np.int64)
                 agent_of_row = lineups[np.maximum(slot_game, 0), state.current_player]
                 for k, agent in enumerate(agents):
                     rows = np.flatnonzero(live & (agent_of_row == k))
                     if rows.size == 0:
                         continue
-                    seats = state.current_player[rows]
-                    view = player_view(rules, state, seats, rows, points=tables.points)
+                    view = games.view(state.current_player[rows], rows)
                     hidden = state.select(rows) if getattr(agent, "sees_hidden", False) else None
                     asked = time.perf_counter()
                     chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
@@ -306,10 +318,9 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                     decisions[k] += rows.size
                 if recorder is not None:
                     recorder.actions(slot_game[live], actions[live])
-                step_inplace(rules, state, actions, mask=mask, fits=tables.fits,
-                             blocked=tables.blocked)
+                games.step(actions)
 
-            done = stream.finished()
+            done = games.finished()
             if done.size:
                 g = slot_game[done]
                 if recorder is not None:
@@ -320,14 +331,14 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                 hands[g] = state.hand_number[done].astype(np.int64) + 1
                 finished[g] = True
                 bar.update(done.size)
-                new_games = stream.replace(done)
+                new_games = games.replace(done)
                 if recorder is not None:
                     record_start(new_games)
-            stream.compact()
-            if stream.state is not state:  # the batch was packed: its rows moved
-                tables.forget()
+            games.compact()
     except AgentFailure as failure:
         stopped = str(failure)
+    except KeyboardInterrupt:
+        stopped = INTERRUPTED
     bar.close()
     kept = finished if stopped else slice(None)
     return MatchResult(

@@ -1,12 +1,15 @@
-"""The benchmark protocol ``rummy500-bench/1``: one agent rated against pinned references.
+"""The benchmark protocol ``rummy500-bench/2``: one agent rated against pinned references.
 
 A fixed, versioned procedure, so that a number printed today can be reproduced
 and compared after stronger agents ship:
 
 * two players, standard rules, games to 500;
-* duplicate deals (every deal played twice, seats swapped) from the level's
-  published seed: ``full`` plays 400 games against each reference, ``quick`` 20
-  (a check in about a minute, not a measurement);
+* duplicate deals (every deal played twice, seats swapped), sealed: the deal seed
+  and the root of every agent's seed are drawn from the operating system's entropy
+  when the run starts (``rummy500.eval.sealing``), so no agent can know the deals,
+  and the card records both, so that anyone can replay the run game for game;
+  ``full`` plays 400 games against each reference, ``quick`` 20 (a check, not a
+  measurement: the expert's 20 games cost most of its one or two CPU-minutes);
 * the references are ``random``, ``casual``, ``sharp``, ``champion@1`` and
   ``expert@1`` (versioned names: a later champion does not change them), with the
   ratings ``PINNED`` measured for them on the ladder's Elo scale;
@@ -18,36 +21,40 @@ and compared after stronger agents ship:
   chances drawn from each match's Jeffreys posterior, as the ladder does).
 
 Any change to the rules, references, pins, game counts, seeds or scoring makes
-a new protocol version; the old one stays as it was.
+a new protocol version; the old one stays as it was. Version 1 dealt from published
+seeds (500001 full, 500002 quick), which an agent could use to rebuild every hand;
+version 2 changes only that, so the ratings of both stand on one scale, and a run of
+version 1 is replayed by giving its seed as both seeds (``seeds=MatchSeeds(500001,
+500001, False)``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from rummy500.agents.base import Agent
-from rummy500.eval.arena import play_match
+from rummy500.eval.arena import match_games
 from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.report import win_rate_by_deal
+from rummy500.eval.sealing import MatchSeeds, sealed_seed
+from rummy500.eval.shards import Entrant, Workers, cut, entrants, merge_results, run_shards
 from rummy_env.core import Rules
+from rummy_env.core.names import table_cell
 
-PROTOCOL = "rummy500-bench/1"
+PROTOCOL = "rummy500-bench/2"
 
 
 @dataclass(frozen=True)
 class Level:
-    """How much a run of the protocol plays: ``games`` against each reference, dealt from
-    ``seed`` (a published constant of the protocol)."""
+    """How much a run of the protocol plays: ``games`` against each reference."""
 
     games: int
-    seed: int
 
 
-LEVELS = {"full": Level(games=400, seed=500_001), "quick": Level(games=20, seed=500_002)}
+LEVELS = {"full": Level(games=400), "quick": Level(games=20)}
 """The protocol's levels; ``full`` is the one to publish."""
 
 PINNED = {"random": 751.0, "casual": 1300.0, "sharp": 1631.0,
@@ -64,33 +71,47 @@ RESAMPLES = 1000
 
 
 def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
-              progress: bool = True, make_reference: Callable[[str, int], Agent] | None = None,
-              on_reference: Callable[[str], None] | None = None) -> dict:
+              progress: bool = True, spec: str | None = None,
+              workers: Workers | None = None, seeds: MatchSeeds | None = None) -> dict:
     """The report card of ``agent`` under the protocol at ``level`` (see ``card_markdown``).
 
-    ``make_reference(name, seed)`` builds a reference (default: the registry);
-    ``on_reference(name)`` is told before each match starts. An agent that fails
-    (``AgentFailure``) ends the benchmark with that error.
+    The matches against the references are cut into shards (``rummy500.eval.shards``),
+    all played together where ``workers`` says (default: in this process); each shard's
+    copy of the agent is built from ``spec`` when given, else copied from ``agent``. An
+    agent that fails (``AgentFailure``) or Ctrl-C ends the benchmark: the card then holds
+    the references played to the end, no rating (the protocol rates whole runs only), and
+    ``stopped`` saying why; with none played to the end the failure is raised. ``seeds``:
+    the deal seed and the agents' root of a run to replay (default: both drawn unseen);
+    reference k's agents are seeded from the root + 1000 (k + 1).
     """
     if level not in LEVELS:
         raise ValueError(f"benchmark level {level!r}: choose from {', '.join(LEVELS)}")
-    if make_reference is None:
-        from rummy500.agents.registry import make_agent
-
-        def make_reference(name: str, seed: int) -> Agent:
-            return make_agent(name, RULES, seed)
-
     plan = LEVELS[level]
+    seeds = seeds or MatchSeeds(sealed_seed(), sealed_seed(), sealed=True)
     start = time.perf_counter()
-    rows, scores, decisions, agent_seconds = [], [], 0, 0.0
+    (newcomer,) = entrants([agent], [spec])
+    shards = []
     for k, name in enumerate(PINNED):
-        if on_reference is not None:
-            on_reference(name)
-        reference = make_reference(name, plan.seed + 1000 * (k + 1))
-        match = play_match(RULES, [agent, reference], plan.games, seed=plan.seed,
-                           duplicate=True, batch_size=batch_size, progress=progress,
-                           kinds=["newcomer", name])
-        match.raise_if_stopped("the benchmark")
+        lineups, deals = match_games(2, RULES.players, plan.games, True,
+                                     kinds=["newcomer", name])
+        shards.append(cut(RULES, [newcomer, Entrant(name, spec=name)], lineups, deals,
+                          seeds.deal, seeds.agents + 1000 * (k + 1), batch_size=batch_size))
+    parts: list = [[] for _ in PINNED]
+    of_match = [k for k, match_shards in enumerate(shards) for _ in match_shards]
+    played = run_shards([s for match_shards in shards for s in match_shards],
+                        workers or Workers(), progress, desc="benchmark")
+    for k, result in zip(of_match, played):
+        parts[k].append(result.match)
+    stopped = next((part.stopped for match_parts in parts for part in match_parts
+                    if part.stopped), None)
+    rows, scores, decisions, agent_seconds = [], [], 0, 0.0
+    for name, match_parts, match_shards in zip(PINNED, parts, shards):
+        if stopped and (len(match_parts) < len(match_shards) or match_parts[-1].stopped):
+            if not rows:
+                merge_results(match_parts, 0.0).raise_if_stopped("the benchmark")
+            return {**stopped_card(agent.name, level, rows, stopped, name),
+                    **seed_fields(seeds)}
+        match = merge_results(match_parts, time.perf_counter() - start)
         rate, _ = win_rate_by_deal(match, 0)
         score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
         deal = np.unique(match.deal, return_inverse=True)[1]
@@ -106,9 +127,24 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
         "elo_lo": lo, "elo_hi": hi, "games": int(sum(r["games"] for r in rows)),
         "win_rate": {r["reference"]: r["win_rate"] for r in rows}, "references": rows,
         "ms_per_decision": 1000.0 * agent_seconds / max(1, decisions),
-        "seconds": time.perf_counter() - start,
+        "seconds": time.perf_counter() - start, **seed_fields(seeds),
     }
-    return {**card, "summary": summary_line(card)}
+    return {**card, "summary": summary_line(card), "stopped": None}
+
+
+def seed_fields(seeds: MatchSeeds) -> dict:
+    """What a card records of its seeds: enough to replay the run game for game."""
+    return {"seed": seeds.deal, "agent_seed": seeds.agents, "sealed": seeds.sealed}
+
+
+def stopped_card(agent: str, level: str, rows: list[dict], stopped: str, during: str) -> dict:
+    """The card of a run that stopped (why: ``stopped``) in the match against ``during``:
+    the references played to the end, no rating."""
+    return {"protocol": PROTOCOL, "level": level, "agent": agent, "elo": None,
+            "games": int(sum(r["games"] for r in rows)), "references": rows,
+            "win_rate": {r["reference"]: r["win_rate"] for r in rows}, "stopped": stopped,
+            "stopped_during": during,
+            "summary": f"{agent}: {PROTOCOL} ({level}) stopped against {during}: no rating"}
 
 
 def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray,
@@ -164,10 +200,18 @@ def summary_line(card: dict) -> str:
 
 def card_markdown(card: dict) -> str:
     """The report card: a table of the matches against the references, then the summary."""
-    lines = [f"## {card['agent']}: {card['protocol']} ({card['level']})", "",
-             f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
-             f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
-             f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s.", "",
+    if card["stopped"]:
+        said = (f"Stopped ({card['stopped']}): no rating; the references played to the end "
+                f"({card['games']:,} games):")
+    else:
+        said = (f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
+                f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
+                f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s.")
+    sealing = ("drawn unseen (sealed)" if card["sealed"] else
+               "given, not sealed: a replay, or a run any agent could have known the deals of")
+    said += (f" Seed {card['seed']}, agent seed {card['agent_seed']}, {sealing}; "
+             f"--seed {card['seed']} --agent-seed {card['agent_seed']} replays it.")
+    lines = [f"## {table_cell(card['agent'])}: {card['protocol']} ({card['level']})", "", said, "",
              "| reference | pinned rating | games | win rate | 95% CI | score |",
              "| --- | ---: | ---: | ---: | --- | ---: |"]
     for row in card["references"]:

@@ -13,17 +13,23 @@ and ``write_ladder`` print it and write it (``ladder.json``, ``ladder.csv``,
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from rummy500.agents.base import Agent
+from rummy500.agents.registry import ANY_RULES
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import build_report, markdown, to_json
+from rummy500.eval.shards import Workers
 from rummy_env.core import Rules
+from rummy_env.core.names import table_cell
+from rummy_env.core.records import write_whole
 
-DEFAULT_AGENTS = ("random", "casual", "sharp", "expert")
-"""The agents every ladder holds unless told otherwise, weakest first."""
+DEFAULT_AGENTS = ANY_RULES
+"""The agents every ladder holds unless told otherwise, weakest first: the built-in ones
+that play under every rule set."""
 
 LADDER_FIELDS = ("rank", "agent", "rating", "rating_lo", "rating_hi", "games", "win_rate",
                  "decisions_per_s")
@@ -37,15 +43,24 @@ def ladder_games(n_agents: int, players: int, games: int) -> int:
 
 def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
                 batch_size: int = 1024, bootstrap: int = 200, progress: bool = True,
-                meta: dict | None = None) -> dict:
-    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order."""
+                meta: dict | None = None, specs: Sequence[str | None] | None = None,
+                workers: Workers | None = None, agent_root: int | None = None) -> dict:
+    """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order
+    (``specs``, ``workers`` and ``agent_root``: how ``rummy500.eval.arena.play_match`` plays
+    it).
+
+    A match that an agent or Ctrl-C stopped is rated on the games finished before, and
+    ``report["stopped"]`` says why (None for a whole one); with none finished, the failure
+    is raised (``MatchResult.raise_if_stopped``)."""
     if len(agents) < 3:
         raise ValueError("a ladder needs at least three agents")
     total = ladder_games(len(agents), rules.players, games)
     match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
-                       progress=progress)
-    match.raise_if_stopped("the ladder")
+                       progress=progress, specs=specs, workers=workers, agent_root=agent_root)
+    if not match.n_games:
+        match.raise_if_stopped("the ladder")
     report = build_report(match, bootstrap=bootstrap, meta=meta)
+    report["stopped"] = match.stopped
     by_name = {a["agent"]: a for a in report["agents"]}
     order = sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"])
     report["ladder"] = [
@@ -65,21 +80,21 @@ def ladder_markdown(report: dict) -> str:
              "| ---: | --- | ---: | --- | ---: | ---: | ---: |"]
     for row in report["ladder"]:
         lines.append(
-            f"| {row['rank']} | {row['agent']} | {row['rating']:.0f} | "
+            f"| {row['rank']} | {table_cell(row['agent'])} | {row['rating']:.0f} | "
             f"{row['rating_lo']:.0f} - {row['rating_hi']:.0f} | {row['games']} | "
             f"{100 * row['win_rate']:.1f}% | {row['decisions_per_s']:.0f} |")
     return "\n".join(lines) + "\n\n" + markdown(report)
 
 
 def write_ladder(report: dict, out_dir: str | Path) -> list[Path]:
-    """Write ladder.json (everything), ladder.csv (the ladder rows) and ladder.md; their paths."""
+    """Write ladder.json (everything), ladder.csv (the ladder rows) and ladder.md, each whole
+    or not at all (``write_whole``: a full disk raises OSError); their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "ladder.json", out / "ladder.csv", out / "ladder.md"]
-    paths[0].write_text(to_json(report))
-    with open(paths[1], "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=LADDER_FIELDS)
-        writer.writeheader()
-        writer.writerows(report["ladder"])
-    paths[2].write_text(ladder_markdown(report))
-    return paths
+    rows = io.StringIO(newline="")
+    writer = csv.DictWriter(rows, fieldnames=LADDER_FIELDS)
+    writer.writeheader()
+    writer.writerows(report["ladder"])
+    return [write_whole(out / "ladder.json", to_json(report).encode()),
+            write_whole(out / "ladder.csv", rows.getvalue().encode()),
+            write_whole(out / "ladder.md", ladder_markdown(report).encode())]

@@ -26,7 +26,7 @@ import numpy as np
 
 from rummy500.agents.base import Agent
 from rummy500.agents.expert import ExpertAgent, ExpertBudget
-from rummy500.agents.registry import SPEC_FORMS, check_spec, is_oracle, make_agent
+from rummy500.agents.registry import SPEC_FORMS, check_spec, describe, make_agent
 from rummy_env.core import Decision, PlayerView, Rules, State
 from rummy_env.core.view import relative_order
 from rummy_env.core.worlds import fresh_deal_keys, sample_worlds, shuffle_prefixes
@@ -143,16 +143,17 @@ def make_oracle(options: str, rules: Rules, seed: int = 0) -> OracleAgent:
 def check_arena_spec(spec: str) -> None:
     """``rummy500.agents.registry.check_spec``, the oracle's options accepted too (one-line
     ``ValueError``)."""
-    if is_oracle(spec):
-        parse_oracle(spec.strip()[len("oracle:"):])
+    described = describe(spec, forms=ARENA_FORMS)
+    if described.kind == "oracle":
+        parse_oracle(described.options)
     else:
-        check_spec(spec, forms=ARENA_FORMS)
+        check_spec(described)
 
 
 def make_arena_agent(spec: str, rules: Rules, seed: int = 0) -> Agent:
     """``rummy500.agents.registry.make_agent``, or the oracle where ``spec`` names it: for programs
     that play through the arena, which hands it the true games."""
-    if is_oracle(spec):
-        return make_oracle(spec.strip()[len("oracle:"):], rules, seed)
-    check_spec(spec, forms=ARENA_FORMS)
-    return make_agent(spec, rules, seed)
+    described = describe(spec, forms=ARENA_FORMS)
+    if described.kind == "oracle":
+        return make_oracle(described.options, rules, seed)
+    return make_agent(described, rules, seed)

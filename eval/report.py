@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -36,6 +37,8 @@ from rummy500.eval.stats import (
     win_rate,
 )
 from rummy_env.core import chips
+from rummy_env.core.names import table_cell
+from rummy_env.core.records import write_whole
 
 
 def win_rate_by_deal(match: MatchResult, agent: int) -> tuple[Estimate, float]:
@@ -184,11 +187,14 @@ def markdown(report: dict) -> str:
     """The report as Markdown tables."""
     meta = report["meta"]
     lines = [
-        f"## {' vs '.join(meta['agents'])}: {meta['games']} games, {meta['players']} players, "
-        f"preset {meta['preset']}",
+        f"## {' vs '.join(map(table_cell, meta['agents']))}: {meta['games']} games, "
+        f"{meta['players']} players, preset {meta['preset']}",
         "",
         f"seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
+        + (f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
+           f"{meta['seed']} --agent-seed {meta['agent_seed']} replays it)"
+           if meta.get("sealed") else "")
         + (_duplicate_line(meta) if meta["duplicate"] else "")
         + f", {meta['mean_hands']:.1f} hands per game, {meta['truncated']} truncated, "
         f"{meta['seconds']:.0f} s",
@@ -199,7 +205,7 @@ def markdown(report: dict) -> str:
     for a in report["agents"]:
         ms = a.get("ms_per_decision", float("nan"))
         lines.append(
-            f"| {a['agent']} | {a['games']} | {a['wins']} | {pct(a['win_rate'])} | "
+            f"| {table_cell(a['agent'])} | {a['games']} | {a['wins']} | {pct(a['win_rate'])} | "
             f"{pct(a['win_lo'])} - {pct(a['win_hi'])} | {num(a['points_per_hand'])} | "
             f"{num(a['points_lo'])} - {num(a['points_hi'])} | "
             + ("nan" if ms != ms else f"{ms:.2f}") + " |")
@@ -211,7 +217,7 @@ def markdown(report: dict) -> str:
                   "(winner's total - its total) x PCR (mean with a 95% interval).", "",
                   "| agent | chips/game | 95% CI |", "| --- | ---: | --- |"]
         for a in report["agents"]:
-            lines.append(f"| {a['agent']} | {num(a['chips_per_game'])} | "
+            lines.append(f"| {table_cell(a['agent'])} | {num(a['chips_per_game'])} | "
                          f"{num(a['chips_lo'])} - {num(a['chips_hi'])} |")
     if meta["duplicate"]:
         lines += ["", "Duplicate deals: the win-rate interval counting each deal's seatings "
@@ -223,14 +229,15 @@ def markdown(report: dict) -> str:
         for a in report["agents"]:
             d = a["duplicate"]
             lines.append(
-                f"| {a['agent']} | {d['deals']} | {pct(d['win_lo'])} - {pct(d['win_hi'])} | "
+                f"| {table_cell(a['agent'])} | {d['deals']} | "
+                f"{pct(d['win_lo'])} - {pct(d['win_hi'])} | "
                 f"{pct(d['half_width'])} | {pct(d['plain_half_width'])} | "
                 f"{pct(d['narrowing'])} | {d['equivalent_plain_games']:.0f} |")
     if "head_to_head" in report:
         names = meta["agents"]
         lines += ["", "Head to head: how often the row agent finished ahead of the column "
                   "agent (95% Wilson interval).", "",
-                  "| | " + " | ".join(names) + " |",
+                  "| | " + " | ".join(map(table_cell, names)) + " |",
                   "| --- |" + " --- |" * len(names)]
         for na in names:
             cells = []
@@ -238,11 +245,12 @@ def markdown(report: dict) -> str:
                 c = report["head_to_head"][na].get(nb)
                 cells.append("-" if c is None else
                              f"{pct(c['rate'])} ({pct(c['lo'])} - {pct(c['hi'])})")
-            lines.append(f"| {na} | " + " | ".join(cells) + " |")
+            lines.append(f"| {table_cell(na)} | " + " | ".join(cells) + " |")
         lines += ["", "Bradley-Terry ratings (Elo scale, mean 1500; 95% bootstrap interval).",
                   "", "| agent | rating | 95% CI |", "| --- | ---: | --- |"]
         for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"]):
-            lines.append(f"| {name} | {r['rating']:.0f} | {r['lo']:.0f} - {r['hi']:.0f} |")
+            lines.append(f"| {table_cell(name)} | {r['rating']:.0f} | "
+                         f"{r['lo']:.0f} - {r['hi']:.0f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -251,8 +259,8 @@ CSV_FIELDS = ("agent", "games", "wins", "win_rate", "win_lo", "win_hi", "points_
               "even_rate")
 
 
-def write_csv(report: dict, path: Path) -> None:
-    """One row per agent (plus the duplicate and rating columns when present)."""
+def csv_text(report: dict) -> str:
+    """agents.csv: one row per agent (plus the duplicate and rating columns when present)."""
     extra = []
     chip_fields = ["chips_per_game", "chips_lo", "chips_hi"]
     if report["meta"].get("pcr") is not None:
@@ -261,24 +269,25 @@ def write_csv(report: dict, path: Path) -> None:
         extra += ["dup_win_lo", "dup_win_hi", "dup_narrowing"]
     if "ratings" in report:
         extra += ["rating", "rating_lo", "rating_hi"]
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(list(CSV_FIELDS) + extra)
-        for a in report["agents"]:
-            row = [a[k] for k in CSV_FIELDS]
-            if report["meta"].get("pcr") is not None:
-                row += [a[k] for k in chip_fields]
-            if report["meta"]["duplicate"]:
-                d = a["duplicate"]
-                row += [d["win_lo"], d["win_hi"], d["narrowing"]]
-            if "ratings" in report:
-                r = report["ratings"][a["agent"]]
-                row += [r["rating"], r["lo"], r["hi"]]
-            w.writerow(row)
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(list(CSV_FIELDS) + extra)
+    for a in report["agents"]:
+        row = [a[k] for k in CSV_FIELDS]
+        if report["meta"].get("pcr") is not None:
+            row += [a[k] for k in chip_fields]
+        if report["meta"]["duplicate"]:
+            d = a["duplicate"]
+            row += [d["win_lo"], d["win_hi"], d["narrowing"]]
+        if "ratings" in report:
+            r = report["ratings"][a["agent"]]
+            row += [r["rating"], r["lo"], r["hi"]]
+        w.writerow(row)
+    return f.getvalue()
 
 
-def plot_win_rates(report: dict, path: Path) -> None:
-    """Bar chart of each agent's win rate with its 95% interval as error bars."""
+def plot_win_rates(report: dict) -> bytes:
+    """win_rates.png: each agent's win rate with its 95% interval as error bars."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -303,8 +312,10 @@ def plot_win_rates(report: dict, path: Path) -> None:
     for i, a in enumerate(agents):
         ax.text(i, a["win_hi"] + 0.015, f"{100 * rate[i]:.1f}%", ha="center", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
+    image = io.BytesIO()
+    fig.savefig(image, format="png")
     plt.close(fig)
+    return image.getvalue()
 
 
 def _jsonable(x: Any) -> Any:
@@ -328,16 +339,16 @@ def to_json(report: dict) -> str:
 def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
     """Write report.json, agents.csv, report.md and win_rates.png; their paths by kind.
 
-    Without matplotlib the picture is left out (no ``png`` key); the rest is written."""
+    Each file is written whole or not at all (``write_whole``): a full disk raises OSError
+    and leaves no file cut short. Without matplotlib the picture is left out (no ``png``
+    key); the rest is written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "report.json", "csv": out / "agents.csv", "md": out / "report.md",
-             "png": out / "win_rates.png"}
-    paths["json"].write_text(to_json(report))
-    write_csv(report, paths["csv"])
-    paths["md"].write_text(markdown(report))
+    contents = {"json": ("report.json", to_json(report).encode()),
+                "csv": ("agents.csv", csv_text(report).encode()),
+                "md": ("report.md", markdown(report).encode())}
     try:
-        plot_win_rates(report, paths["png"])
+        contents["png"] = ("win_rates.png", plot_win_rates(report))
     except ImportError:  # matplotlib is the optional [plots] extra
-        del paths["png"]
-    return paths
+        pass
+    return {kind: write_whole(out / name, data) for kind, (name, data) in contents.items()}

@@ -9,9 +9,10 @@ tie there the seat drawn first). When the entrants fit one table, that table is
 the final and its winner wins the tournament.
 
 All tournaments run side by side: the tables of one round of every tournament are
-played as one batch of games per table size (``rummy500.eval.arena.play_games``), so no
-Python loop steps a game. An entrant is an index into the agent list; an agent may
-hold several entries.
+played as one set of games per table size, cut into shards (``rummy500.eval.shards``,
+numbered on through the rounds) that fresh agents play where ``workers`` says, so no
+Python loop steps a game and every worker count plays the same games. An entrant is an
+index into the agent list; an agent may hold several entries.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rummy500.agents.base import Agent
-from rummy500.eval.arena import play_games
+from rummy500.eval.shards import Workers, entrants, play_sharded, shard_count
 from rummy_env.core import Rules, chips
 
 
@@ -84,12 +85,17 @@ class TournamentResult:
 def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent]],
                      entries: Sequence[int], table_size: int, tournaments: int,
                      seed: int = 0, pcr: int | None = None, batch_size: int = 1024,
-                     on_games: Callable[[int], None] | None = None) -> TournamentResult:
+                     on_games: Callable[[int], None] | None = None,
+                     specs: Sequence[str | None] | None = None,
+                     workers: Workers | None = None,
+                     agent_root: int | None = None) -> TournamentResult:
     """Play ``tournaments`` tournaments of the entrants ``entries`` (agent indices).
 
     ``rules`` give every flag but the seats, which each table's size sets;
-    ``make_agents(rules)`` builds the agent list for a table of those rules.
-    ``on_games(n)`` is told each time n games finished (a progress bar).
+    ``make_agents(rules)`` builds the agent list for a table of those rules (each shard
+    builds its own from ``specs`` where given, else copies it, seeded from ``agent_root``,
+    by default ``seed``); ``workers`` says where the shards are played. ``on_games(n)`` is
+    told each time n games finished (a progress bar).
     """
     entries = np.asarray(entries, np.int64)
     n_entrants, n_t = entries.size, tournaments
@@ -101,7 +107,7 @@ def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent
     won_chips = np.zeros((n_t, n_entrants), np.int64) if pcr is not None else None
     table_winners: list[np.ndarray] = []
     agents_of: dict[int, Sequence[Agent]] = {}
-    games = truncated = first_deal = 0
+    games = truncated = first_deal = first_shard = 0
     for r, sizes in enumerate(plan):
         drawn = rng.permuted(alive, axis=1)  # each tournament's own shuffle
         bounds = np.concatenate([[0], np.cumsum(sizes)])
@@ -116,8 +122,12 @@ def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent
                 agents_of[size] = make_agents(table_rules)
             deals = first_deal + np.arange(seats.shape[0])
             first_deal += seats.shape[0]
-            match = play_games(table_rules, agents_of[size], entries[seats], deals, seed,
-                               batch_size=batch_size, progress=False)
+            players = entrants(agents_of[size], specs)
+            match = play_sharded(table_rules, players, entries[seats], deals, seed,
+                                 seed if agent_root is None else agent_root,
+                                 workers or Workers(), batch_size=batch_size,
+                                 first_shard=first_shard)
+            first_shard += shard_count(deals.size)
             match.raise_if_stopped("the tournaments")
             games += match.n_games
             truncated += int(match.truncated.sum())

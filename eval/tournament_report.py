@@ -18,6 +18,7 @@ from typing import Any
 from rummy500.eval.report import num, pct, to_json
 from rummy500.eval.stats import mean_interval, win_rate
 from rummy500.eval.tournament import TournamentResult
+from rummy_env.core.names import table_cell
 
 
 def build_tournament_report(result: TournamentResult, pcr: int | None = None,
@@ -62,6 +63,9 @@ def tournament_markdown(report: dict) -> str:
         "",
         f"preset {meta.get('preset', '?')}, seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
+        + (f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
+           f"{meta['seed']} --agent-seed {meta['agent_seed']} replays them)"
+           if meta.get("sealed") else "")
         + f", {meta['games']} games, {meta['truncated']} truncated",
         "",
         "| agent | entries | won | win rate | 95% CI | even share | mean finish round | 95% CI |"
@@ -71,7 +75,7 @@ def tournament_markdown(report: dict) -> str:
     ]
     for a in report["agents"]:
         lines.append(
-            f"| {a['agent']} | {a['entries']} | {a['wins']} | {pct(a['win_rate'])} | "
+            f"| {table_cell(a['agent'])} | {a['entries']} | {a['wins']} | {pct(a['win_rate'])} | "
             f"{pct(a['win_lo'])} - {pct(a['win_hi'])} | {pct(a['even_rate'])} | "
             f"{num(a['mean_finish_round'], 2)} | "
             f"{num(a['finish_lo'], 2)} - {num(a['finish_hi'], 2)} |"

@@ -48,73 +48,131 @@ def make_agent(spec: str, rules: Any = None, seed: int = 0) -> Any:
     return make(spec, rules or Rules(), seed)
 
 
+def match_seeds(agents: Sequence[Any], seed: int | None, agent_seed: int | None) -> Any:
+    """The match's seeds, sealed where a ``cmd:`` agent sits (``rummy500.eval.sealing``)."""
+    from rummy500.eval.sealing import match_seeds as seeds_of
+
+    return seeds_of([a for a in agents if isinstance(a, str)], seed, agent_seed)
+
+
 def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
     """Agents from specs or objects (held to the protocol: ``rummy500.agents.checked``),
     named apart as ``rummy500 eval`` names them."""
     from rummy500.agents.checked import checked
     from rummy500.eval.arena import distinct_names
     from rummy500.eval.oracle import make_arena_agent
+    from rummy500.eval.shards import agent_seed
 
-    made = [make_arena_agent(a, rules, seed + 1000 * (i + 1)) if isinstance(a, str)
+    made = [make_arena_agent(a, rules, agent_seed(seed, i, 0)) if isinstance(a, str)
             else checked(a) for i, a in enumerate(agents)]
     distinct_names(made, [a if isinstance(a, str) else id(a) for a in agents])
     return made
 
 
-def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None, seed: int = 0,
-             duplicate: bool = True, batch_size: int = 1024, progress: bool = False,
-             torch_threads: int | None = MATCH_THREADS) -> dict:
+def _specs(agents: Sequence[Any]) -> list[str | None]:
+    """Each agent's spec (a fresh one is built from it for every shard of the match), None
+    for an object (copied to each shard)."""
+    return [a.strip() if isinstance(a, str) else None for a in agents]
+
+
+def _workers(workers: int | None, address: str | None, torch_threads: int | None) -> Any:
+    """Where the shards of a match are played: ``workers`` processes (None: every core of
+    the machine), or the Ray cluster at ``address``."""
+    from rummy500.eval.ray_shards import check_ray_address
+    from rummy500.eval.shards import Workers, default_workers
+
+    if address is not None:
+        check_ray_address(address)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ValueError(f"workers={workers!r}: give a whole number of at least 1")
+    return Workers(workers or default_workers(), address, torch_threads)
+
+
+def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None,
+             seed: int | None = None, agent_seed: int | None = None, duplicate: bool = True,
+             batch_size: int = 1024, progress: bool = False,
+             torch_threads: int | None = MATCH_THREADS, workers: int | None = None,
+             address: str | None = None) -> dict:
     """A fair match between ``agents`` (seats rotated; duplicate deals unless told otherwise):
     the report ``rummy500 eval`` prints, as data (``report["agents"]``: win rates with 95%
     intervals, points per hand; ``report["ratings"]``; ``report["stopped"]``: why an agent
-    ended the match early, or None). The agents' networks get ``torch_threads`` threads
+    or Ctrl-C ended the match early, or None). The agents' networks get ``torch_threads`` threads
     while it plays, as ``rummy500 eval --torch-threads`` gives them (``None``: torch's own
-    setting); the setting is restored after."""
+    setting); the setting is restored after.
+
+    The games are played by ``workers`` processes (default: one per core) or, with
+    ``address``, as tasks of the Ray cluster there (``"auto"``, ``"HOST:PORT"``), as
+    ``rummy500 eval --workers`` and ``--ray`` play them: the report is the same however
+    they are played. An agent given as a spec is built afresh for each part of the match;
+    an object is copied to it, or, where it cannot be pickled, played in this process.
+
+    ``seed`` deals the games and ``agent_seed`` seeds the agents (default: the deal seed).
+    A match that seats a ``cmd:`` agent, another process, is sealed as the programs seal
+    it (``rummy500.eval.sealing``): the seeds not given are drawn unseen and written in
+    ``report["meta"]`` (``seed``, ``agent_seed``, ``sealed``), which replay it; otherwise
+    ``seed`` defaults to 0."""
     from rummy500.eval.arena import play_match
     from rummy500.eval.report import build_report
     from rummy500.eval.threads import torch_threads as threads
     from rummy_env.core import Rules
 
     rules = rules or Rules()
-    seated = _seated(agents, rules, seed)
+    where = _workers(workers, address, torch_threads)
+    seeds = match_seeds(agents, seed, agent_seed)
+    seated = _seated(agents, rules, seeds.agents)
     with threads(torch_threads):
-        match = play_match(rules, seated, games, seed=seed, duplicate=duplicate,
-                           batch_size=batch_size, progress=progress)
+        match = play_match(rules, seated, games, seed=seeds.deal, duplicate=duplicate,
+                           batch_size=batch_size, progress=progress, specs=_specs(agents),
+                           workers=where, agent_root=seeds.agents)
     if not match.n_games:
         match.raise_if_stopped("the match")
-    return {**build_report(match), "stopped": match.stopped}
+    meta = {"agent_seed": seeds.agents, "sealed": seeds.sealed}
+    return {**build_report(match, meta=meta), "stopped": match.stopped}
 
 
-def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None, seed: int = 0,
-           defaults: bool = True, batch_size: int = 1024, progress: bool = False,
-           torch_threads: int | None = MATCH_THREADS) -> dict:
+def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None,
+           seed: int | None = None, agent_seed: int | None = None, defaults: bool = True,
+           batch_size: int = 1024, progress: bool = False,
+           torch_threads: int | None = MATCH_THREADS, workers: int | None = None,
+           address: str | None = None) -> dict:
     """A duplicate round robin of ``agents`` (with random, casual, sharp and expert unless
     ``defaults`` is False): the report ``rummy500 ladder`` prints, ``report["ladder"]``
-    in rating order (``torch_threads`` as in ``evaluate``)."""
+    in rating order, ``report["stopped"]`` as in ``evaluate`` (``seed``, ``agent_seed``,
+    the sealing, ``torch_threads``, ``workers`` and ``address`` too)."""
     from rummy500.eval.ladder import DEFAULT_AGENTS, play_ladder
     from rummy500.eval.threads import torch_threads as threads
     from rummy_env.core import Rules
 
     rules = rules or Rules()
-    entrants = _seated([*(DEFAULT_AGENTS if defaults else ()), *agents], rules, seed)
+    where = _workers(workers, address, torch_threads)
+    given = [*(DEFAULT_AGENTS if defaults else ()), *agents]
+    seeds = match_seeds(given, seed, agent_seed)
+    entrants = _seated(given, rules, seeds.agents)
     with threads(torch_threads):
-        return play_ladder(rules, entrants, games, seed=seed, batch_size=batch_size,
-                           progress=progress)
+        return play_ladder(rules, entrants, games, seed=seeds.deal, batch_size=batch_size,
+                           progress=progress, specs=_specs(given), workers=where,
+                           agent_root=seeds.agents,
+                           meta={"agent_seed": seeds.agents, "sealed": seeds.sealed})
 
 
 def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
-              progress: bool = False, torch_threads: int | None = MATCH_THREADS) -> dict:
+              progress: bool = False, torch_threads: int | None = MATCH_THREADS,
+              workers: int | None = None, address: str | None = None) -> dict:
     """The report card of ``agent`` under the benchmark protocol (``rummy500-bench/1``,
     ``rummy500.eval.benchmark``): ``card["elo"]``, ``card["elo_lo"]``, ``card["elo_hi"]``,
-    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote
-    (``torch_threads`` as in ``evaluate``)."""
+    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote;
+    ``card["stopped"]``: why an agent or Ctrl-C ended the run early (no rating then), or
+    None (``torch_threads``, ``workers`` and ``address`` as in ``evaluate``)."""
     from rummy500.eval.benchmark import RULES
     from rummy500.eval.benchmark import benchmark as run
     from rummy500.eval.threads import torch_threads as threads
 
+    where = _workers(workers, address, torch_threads)
     (seated,) = _seated([agent], RULES, 0)
     with threads(torch_threads):
-        return run(seated, level, batch_size=batch_size, progress=progress)
+        return run(seated, level, batch_size=batch_size, progress=progress,
+                   spec=_specs([agent])[0], workers=where)
 
 
 def exploit(agent: str | None = None, steps: int | None = None, *, seed: int | None = None,

@@ -15,8 +15,9 @@ import sys
 # name -> (module with main(argv), one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("rummy500.commands.demo", "play one random game and print it move by move"),
-    "bench": ("rummy500.commands.bench",
-              "measure core throughput (agent-steps/s, hands/s, memory)"),
+    "speed": ("rummy500.commands.speed",
+              "measure throughput: core, envs, agents (agent-steps/s, hands/s, memory)"),
+    "bench": ("rummy500.commands.speed", "the old name of 'speed', kept for this release"),
     "scenario": ("rummy_env.scenario",
                  "run a conformance scenario file and print the result"),
     "difftest": ("rummy500.commands.differential",
@@ -69,12 +70,22 @@ def main(argv: list[str] | None = None) -> int:
 AGENT_FAILED = 3
 """Exit code of a program that an agent from outside stopped (crashed, answered wrongly or
 too late): what was finished before is kept."""
+INTERRUPTED = 130
+"""Exit code of a program stopped by Ctrl-C (128 + SIGINT)."""
+
+
+def stopped_status(stopped: str | None) -> int:
+    """The exit code of a program whose match ended early for ``stopped`` (0: it did not)."""
+    from rummy500.eval.arena import INTERRUPTED as MATCH_INTERRUPTED
+
+    return 0 if stopped is None else INTERRUPTED if stopped == MATCH_INTERRUPTED else AGENT_FAILED
 
 
 def run_program(program_main, argv: list[str] | None) -> int:
     """``program_main(argv)`` as an exit code; a reader that leaves early
     (``rummy500 replay FILE | head``) ends the program quietly, and an agent that fails
-    (``AgentFailure``) with its one line, not with a traceback."""
+    (``AgentFailure``) or Ctrl-C with one line, not with a traceback (the match programs
+    report the games finished before themselves)."""
     from rummy500.agents.base import AgentFailure
 
     try:
@@ -85,6 +96,9 @@ def run_program(program_main, argv: list[str] | None) -> int:
     except AgentFailure as failure:
         print(f"rummy500: {failure}", file=sys.stderr)
         return AGENT_FAILED
+    except KeyboardInterrupt:
+        print("rummy500: interrupted (Ctrl-C)", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ overrides, read as YAML within bounds.
 Every config text goes through ``read_config_text`` (at most ``MAX_CONFIG_BYTES``,
 UTF-8: a device such as ``/dev/zero`` or a huge file is refused, not read whole) and
 ``load_yaml`` (plain data only: no aliases, which can make a few lines stand for
-gigabytes, and at most ``MAX_DEPTH`` levels of nesting). A text that breaks a bound
-is a one-line ``ValueError``.
+gigabytes, at most ``MAX_DEPTH`` levels of nesting, and no key given twice in one
+mapping, which YAML would settle silently by keeping the last). A text that breaks a
+bound is a one-line ``ValueError``.
 """
 
 from __future__ import annotations
@@ -37,9 +38,28 @@ def read_config_text(path: str | Path, what: str = "config") -> str:
         raise ValueError(f"{what}: {path} is not UTF-8 text (byte {e.start})") from None
 
 
+class _RepeatedKey(Exception):
+    """A mapping that names one key twice: (key, line)."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping naming one key twice."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str | int | float | bool) or key is None:
+                if key in seen:
+                    raise _RepeatedKey(key, key_node.start_mark.line + 1)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_yaml(text: str, where: str = "config") -> Any:
-    """The plain data of a YAML text; a ValueError for an alias or nesting past
-    ``MAX_DEPTH`` (yaml.YAMLError, as from ``yaml.safe_load``, for text that is not YAML)."""
+    """The plain data of a YAML text; a ValueError for an alias, nesting past ``MAX_DEPTH``
+    or a key given twice (yaml.YAMLError, as from ``yaml.safe_load``, for text that is not
+    YAML)."""
     depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
@@ -50,7 +70,12 @@ def load_yaml(text: str, where: str = "config") -> Any:
                 raise ValueError(f"{where}: nests deeper than {MAX_DEPTH} levels")
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
-    return yaml.safe_load(text)
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+    except _RepeatedKey as e:
+        key, line = e.args
+        raise ValueError(f"{where}: the key {key!r} is given twice (again on line {line}); "
+                         "give each key once") from None
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, Any]:

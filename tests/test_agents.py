@@ -13,7 +13,7 @@ import pytest
 from rummy500.agents.base import Agent
 from rummy500.agents.casual import protected_cards
 from rummy500.agents.registry import BUILTIN, make_agent
-from rummy500.eval.bench_agents import midgame_states
+from rummy500.eval.agent_speed import midgame_states
 from rummy_env.core import (
     N_NATURAL,
     Decision,
@@ -26,6 +26,8 @@ from rummy_env.core import (
     player_view,
     step_inplace,
 )
+
+pytestmark = pytest.mark.slow
 
 AGENTS = ("random", "casual", "sharp")
 

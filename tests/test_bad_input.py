@@ -9,6 +9,8 @@ import pytest
 
 from rummy_env.core import Rules, action_layout, init, legal_mask, sample_legal, step_inplace
 
+pytestmark = pytest.mark.slow
+
 
 def _snapshot_arrays(state):
     return {f.name: getattr(state, f.name).copy() for f in dataclasses.fields(state)}

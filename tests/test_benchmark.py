@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from rummy500.eval.benchmark import LEVELS, PINNED, fit_rating, rating_interval
+
+pytestmark = pytest.mark.slow
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "write_an_agent.py"
 
@@ -41,5 +44,5 @@ def test_the_write_an_agent_example_runs() -> None:
     done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
                           timeout=600, cwd=EXAMPLE.parent)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "first-legal: rummy500-bench/1 (quick, 100 duplicate games): rating" in done.stdout
+    assert "first-legal: rummy500-bench/2 (quick, 100 duplicate games): rating" in done.stdout
     assert 12 <= len([line for line in EXAMPLE.read_text().splitlines() if line.strip()]) <= 14

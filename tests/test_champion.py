@@ -17,6 +17,8 @@ from rummy_env.core import (
     step_inplace,
 )
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("name, rules", [("standard_2p", {"players": 2}),
                                          ("standard_4p", {"players": 4}),

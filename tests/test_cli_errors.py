@@ -15,6 +15,8 @@ import pytest
 from rummy500.commands.play import read_move
 from rummy_env.core import GameRecord, Rules, action_layout, read_records
 
+pytestmark = pytest.mark.slow
+
 
 def rummy500(*args: str, cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rummy500.cli", *args], input=stdin,
@@ -42,8 +44,8 @@ def assert_refused(done: subprocess.CompletedProcess, *words: str) -> None:
     (["eval", "--agents", "random", "random", "--set", "max_turns=40000"],
      ["max_turns", "32767"]),
     (["difftest", "--games", "-2"], ["--games", "at least 1"]),
-    (["bench", "--batch", "0"], ["--batch"]),
-    (["bench", "--seconds", "-1"], ["--seconds", "above 0"]),
+    (["speed", "--batch", "0"], ["--batch"]),
+    (["bench", "--seconds", "-1"], ["--seconds", "above 0"]),  # the old name of speed
     (["demo", "--preset", "foo"], ["preset", "foo"]),
     (["demo", "--players", "0"], ["players"]),
     (["demo", "--set", "target"], ["target", "key=value"]),
@@ -254,9 +256,9 @@ def test_play_reads_odd_digits_as_a_bad_move_and_keeps_the_game() -> None:
     assert len(said) == 2 and all("no move" in s for s in said)
 
 
-def test_bench_against_gin_reports_each_peer_with_its_ratio() -> None:
+def test_speed_against_gin_reports_each_peer_with_its_ratio() -> None:
     """Every peer row is measured with a ratio to the AEC env, or says why it is skipped."""
-    done = rummy500("bench", "--what", "aec", "--against", "gin", "--seconds", "0.3", "--json")
+    done = rummy500("speed", "--what", "aec", "--against", "gin", "--seconds", "0.3", "--json")
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert rows[0]["env"] == "aec"
@@ -265,16 +267,16 @@ def test_bench_against_gin_reports_each_peer_with_its_ratio() -> None:
         assert "skipped" in row or row["ratio"] > 0
 
 
-def test_bench_against_gin_in_rounds_sums_them_and_gives_each_ratio() -> None:
+def test_speed_against_gin_in_rounds_sums_them_and_gives_each_ratio() -> None:
     """``--rounds 2``: each row adds up its two rounds; each peer's ratio is that of the
     sums, and its two round ratios are each round's own."""
-    done = rummy500("bench", "--what", "gym", "--against", "gin", "--seconds", "0.6",
+    done = rummy500("speed", "--what", "gym", "--against", "gin", "--seconds", "0.6",
                     "--rounds", "2", "--json")
     assert done.returncode == 0, done.stderr
     ours, *peers = [json.loads(line) for line in done.stdout.splitlines()]
     assert ours["env"] == "gym" and ours["seconds"] >= 0.6
     assert ours["agent_steps_per_s"] == pytest.approx(ours["agent_steps"] / ours["seconds"])
-    refused = rummy500("bench", "--what", "aec", "--against", "gin", "--rounds", "0")
+    refused = rummy500("speed", "--what", "aec", "--against", "gin", "--rounds", "0")
     assert refused.returncode == 2 and "--rounds" in refused.stderr
     measured = [row for row in peers if "skipped" not in row]
     if not measured:
@@ -306,7 +308,9 @@ def test_the_packaged_recipes_are_named_listed_and_shown(tmp_path: Path) -> None
     assert_refused(rummy500("train", "--show-config", "nope", cwd=tmp_path), "nope", "quickstart")
     assert_refused(rummy500("train", "--config", "configs/train/quickstart.yaml", cwd=tmp_path),
                    "--config quickstart")
-    (tmp_path / "mine.yaml").write_text(shown.stdout + "total_steps: 1\n")
+    edited = "\n".join("total_steps: 1" if line.startswith("total_steps:") else line
+                        for line in shown.stdout.splitlines())
+    (tmp_path / "mine.yaml").write_text(edited + "\n")
     refused = rummy500("train", "--config", "mine.yaml", "num_envs=0", cwd=tmp_path)
     assert_refused(refused, "num_envs")  # the edited copy is read as a file
 

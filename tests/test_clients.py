@@ -21,6 +21,8 @@ import pytest
 
 import rummy_env
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"
 TIMEOUT_S = 600  # generous: the examples take well under a minute on an idle 2-core machine

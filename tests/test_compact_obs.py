@@ -88,7 +88,7 @@ def test_compact_must_be_a_bool() -> None:
 
 
 def test_bench_measures_the_compact_env(capsys: pytest.CaptureFixture) -> None:
-    from rummy500.commands.bench import main
+    from rummy500.commands.speed import main
 
     assert main(["--what", "vector", "--compact", "--batch", "16", "--seconds", "0.2",
                  "--json"]) == 0

@@ -44,6 +44,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("flags", "games"), CASES, ids=[str(c[0]) for c in CASES])
 def test_core_agrees_with_reference(flags, games) -> None:
     rules = Rules.from_dict({**flags, "max_hands": 2})

@@ -21,6 +21,8 @@ from rummy500.eval.arena import match_games, play_games
 from rummy500.train.distill import LabellingExpert, Labels, agreement, fit
 from rummy_env.core import Rules
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("torch")
 
 TINY = "expert:worlds=2,candidates=3,horizon=6"

@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import rummy_env
-from rummy500.commands.bench_envs import bench_aec, bench_gym, bench_vector
+from rummy500.commands.speed_envs import bench_aec, bench_gym, bench_vector
 from rummy_env.core import (
     Decision,
     Rules,

@@ -15,8 +15,8 @@ import pytest
 
 from rummy500.agents.registry import make_agent
 from rummy500.commands.eval import main
+from rummy500.eval.agent_speed import agent_speed
 from rummy500.eval.arena import MatchResult, match_games, play_games, play_match, seating_plan
-from rummy500.eval.bench_agents import bench_agents
 from rummy500.eval.ratings import bradley_terry, rate_match, to_elo
 from rummy500.eval.report import build_report, markdown
 from rummy500.eval.stats import (
@@ -27,6 +27,8 @@ from rummy500.eval.stats import (
     wilson,
 )
 from rummy_env.core import Rules, daily_seed
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -247,15 +249,15 @@ def test_arena_game_equals_the_same_deal_played_alone():
     assert np.array_equal(together.totals[2], alone.totals[0])
 
 
-def test_bench_agents_reports_rates():
-    out = bench_agents(Rules(), batch_size=64, seconds=0.01, agents=("random", "casual"))
+def test_agent_speed_reports_rates():
+    out = agent_speed(Rules(), batch_size=64, seconds=0.01, agents=("random", "casual"))
     assert set(out) == {"random", "casual"}
     assert all(v["decisions_per_s"] > 0 for v in out.values())
 
 
 def test_bench_positions_come_from_games_with_call_windows():
     """Self-play that reaches rummy-call windows keeps going (the callers act there too)."""
-    from rummy500.eval.bench_agents import midgame_states
+    from rummy500.eval.agent_speed import midgame_states
     from rummy_env.core import PHASE_DRAW, PHASE_PLAY
 
     rules = Rules.from_dict({"rummy_call": True})

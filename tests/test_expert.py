@@ -33,6 +33,8 @@ from rummy_env.core import (
 from rummy_env.core.worlds import sample_worlds
 from tests.test_agents import redeal_hidden
 
+pytestmark = pytest.mark.slow
+
 TINY = "expert:worlds=2,candidates=2,horizon=6"
 
 

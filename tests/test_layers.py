@@ -35,7 +35,7 @@ THIRD_PARTY = {
     1: {"numpy"},
     2: {"numpy", "gymnasium", "pettingzoo", "yaml"},
     3: {"numpy", "torch", "sb3_contrib"},  # sb3_contrib: only for sb3: specs, imported then
-    4: {"numpy", "torch", "tqdm", "matplotlib"},
+    4: {"numpy", "torch", "tqdm", "matplotlib", "ray"},  # ray: only for --ray matches
     5: {"numpy", "torch", "tqdm", "matplotlib", "yaml", "ray", "gymnasium", "pettingzoo",
         "tensorboard"},
     6: None,  # anything
@@ -111,3 +111,56 @@ def test_the_engine_contract_is_small_and_documented() -> None:
         if callable(obj):
             assert (obj.__doc__ or "").strip(), f"{name} has no docstring"
         assert f"``{name}``" in listing, f"{name} is missing from the contract's listing"
+
+
+ENGINE = "rummy_env.core"
+
+
+def private_engine_imports(source: str, module: str) -> list[str]:
+    """'line n: name' for each of the engine's private modules (``rummy_env.core._*``)
+    that the source of ``module`` imports, in any form (``import``, ``from ... import``,
+    relative)."""
+    package = module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names = [f"{target}.{alias.name}" for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if name.startswith(ENGINE + ".") and parts[2].startswith("_"):
+                found.append(f"line {node.lineno}: {'.'.join(parts[:3])}")
+    return list(dict.fromkeys(found))
+
+
+@pytest.mark.parametrize("path", [p for p in source_files()
+                                  if not (module_name(p) + ".").startswith(ENGINE + ".")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_engine_imports_its_private_modules(path: Path) -> None:
+    """The table cache and the one-game path (``rummy_env.core._*``) are the engine's
+    own: everything above drives games through ``rummy_env.core.Games``."""
+    wrong = private_engine_imports(path.read_text(), module_name(path))
+    assert not wrong, f"{path.relative_to(ROOT)}: " + "; ".join(wrong)
+
+
+def test_the_private_import_check_sees_every_form() -> None:
+    """Each way of naming a private module is caught; the public contract is not."""
+    caught = private_engine_imports(
+        "from rummy_env.core._table_cache import TableCache\n"
+        "from rummy_env.core import _one_game, Games\n"
+        "import rummy_env.core._one_game.kept\n"
+        "from ..core._one_game import OneGameMask\n"
+        "from rummy_env.core import Games, legal_mask\n",
+        "rummy_env.envs.vector")
+    assert caught == ["line 1: rummy_env.core._table_cache", "line 2: rummy_env.core._one_game",
+                      "line 3: rummy_env.core._one_game", "line 4: rummy_env.core._one_game"]
+    assert private_engine_imports("from rummy_env.core._one_game import OneGameMask, "
+                                  "OneGameObserver\n", "rummy500.web.live") == [
+        "line 1: rummy_env.core._one_game"]

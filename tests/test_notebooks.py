@@ -9,6 +9,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 DRAWS = ("plt.", "fig.", "ax.")
 """A code cell that uses one of these draws a figure, which must show in its outputs."""

@@ -174,6 +174,7 @@ def rule_choices() -> list[tuple[str, object]]:
     return cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 4])
 @pytest.mark.parametrize(("flag", "value"), rule_choices(),
                          ids=[f"{flag}={value}" for flag, value in rule_choices()])

@@ -21,6 +21,8 @@ from rummy_env.core import Decision, Rules, legal_mask, player_view
 from tests.test_agents import redeal_hidden
 from tests.test_expert import positions, run_cli
 
+pytestmark = pytest.mark.slow
+
 TINY = "guide=sharp,worlds=3,candidates=3,horizon=12"
 
 

@@ -6,17 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from rummy500.agents.registry import make_agent
 from rummy500.agents.torch_policy import MLPPolicy
+from rummy500.eval.agent_speed import midgame_states
 from rummy500.eval.arena import play_match
-from rummy500.eval.bench_agents import midgame_states
 from rummy500.train.config import load_config
 from rummy500.train.oracle_critic import OracleCritic, hidden_cards, hidden_size
 from rummy500.train.ppo import train
 from rummy_env.core import N_CARD_IDS, Rules, observation_size, observe
 from tests.test_agents import redeal_hidden
+
+pytestmark = pytest.mark.slow
 
 
 def test_hidden_cards_lay_out_every_hand_and_the_stock_from_the_seat() -> None:

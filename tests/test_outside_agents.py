@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 PROCESS_AGENTS = ROOT / "docs" / "examples" / "process_agents"
 AGENT_FAILED = 3
@@ -231,7 +233,7 @@ def test_the_benchmark_rates_an_outside_agent_in_one_json_line(work: Path) -> No
     assert done.returncode == 0, done.stderr
     (line,) = done.stdout.strip().splitlines()
     card = json.loads(line)
-    assert card["protocol"] == "rummy500-bench/1" and card["agent"] == "py:my_bots:make"
+    assert card["protocol"] == "rummy500-bench/2" and card["agent"] == "py:my_bots:make"
     assert card["elo_lo"] <= card["elo"] <= card["elo_hi"]
     assert set(card["win_rate"]) == {"random", "casual", "sharp", "champion@1", "expert@1"}
     assert card["games"] == 100

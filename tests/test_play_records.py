@@ -18,6 +18,8 @@ from rummy500.agents.registry import make_agent
 from rummy500.commands.play import play_game
 from rummy_env.core import GameRecord, Rules, read_records, replay, write_records
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
@@ -84,3 +86,30 @@ def _has_module(name: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(name) is not None
+
+
+@pytest.mark.parametrize("page", ["envs/gymnasium.md", "envs/pettingzoo.md"])
+def test_the_env_pages_give_every_presets_sizes(page: str) -> None:
+    from rummy_env.core import Rules, action_layout, observation_size
+
+    number = r" \| ([\d,]+)"
+    rows = re.findall(rf"^\| (`\w+`(?:, `\w+`)*){number * 4} \|$",
+                      (ROOT / "docs" / page).read_text(), flags=re.M)
+    named = [name for presets, *_ in rows for name in re.findall(r"`(\w+)`", presets)]
+    assert sorted(named) == ["jokers", "standard", "tournament", "web"], rows
+    for presets, *sizes in rows:
+        for name in re.findall(r"`(\w+)`", presets):
+            rules = [Rules.preset_named(name, players=p) for p in (2, 3, 4)]
+            assert [int(s.replace(",", "")) for s in sizes] == [
+                *(observation_size(r) for r in rules), action_layout(rules[0]).size], name
+
+
+def test_the_protocol_page_types_every_view_key() -> None:
+    from rummy500.agents.seat_text import view_data
+    from rummy_env.core import Rules, init, player_view
+
+    page = (ROOT / "docs" / "write-an-agent.md").read_text()
+    typed = re.findall(r"^\| `(\w+)` \| (?:int|string|list|card|bool)[^|]* \| ", page, flags=re.M)
+    rules = Rules()
+    data = view_data(rules, player_view(rules, init(rules, seed=0, batch_size=1)), 0)
+    assert sorted(typed) == sorted(data), set(typed) ^ set(data)

@@ -182,7 +182,7 @@ JOKER_FLAGS = [
 ]
 RANDOM_RULES += [{**flags, "players": players} for flags in JOKER_FLAGS for players in (2, 4, 6)]
 RANDOM_RULES += [
-    {"preset": "jokers", "discard_required": True, "top_card_must_meld": True},
+    {"preset": "jokers", "discard_required": True, "floating": False, "top_card_must_meld": True},
     {"preset": "jokers", "players": 3, "wrap": True, "stock_out": "last_draw"},
     {"preset": "jokers", "players": 3, "max_turns": 30, "target": 100},
 ]

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
 
 from rummy500.agents.registry import make_agent  # noqa: E402
@@ -20,10 +22,10 @@ RULES = {"preset": "standard", "target": 100}
 
 def short_run(tmp_path: Path, **more) -> dict:
     """A small config: two iterations sampled in the driver, then an evaluation."""
-    return {"iterations": 2, "train_batch_size": 512, "minibatch_size": 256, "num_epochs": 1,
-            "num_env_runners": 0, "num_envs_per_env_runner": 8, "eval_every": 2,
+    return {"iterations": 2, "train_batch_size": 512, "num_minibatches": 2, "update_epochs": 1,
+            "num_env_runners": 0, "num_envs": 8, "eval_every": 2,
             "eval_games": 2, "eval_opponents": ["random"], "run_dir": str(tmp_path),
-            "rules": RULES, "opponents": {"self": 0.5, "random": 0.5}, **more}
+            "rules": RULES, "self_play": 0.5, "opponents": ["random"], **more}
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +82,20 @@ def test_the_cli_refuses_a_resume_without_an_rllib_checkpoint(tmp_path: Path) ->
                           timeout=120)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "no RLlib checkpoint there" in done.stderr
+
+
+def test_the_cli_refuses_a_resume_whose_rllib_checkpoint_folder_is_gone(tmp_path: Path) -> None:
+    """The progress file names a folder deleted since: one line, before Ray starts."""
+    import subprocess
+    import sys
+
+    from rummy500.train.rllib_backend import CONFIG_FILE, PROGRESS_FILE
+
+    (tmp_path / CONFIG_FILE).write_text("{}")
+    (tmp_path / PROGRESS_FILE).write_text('{"iteration": 2, "checkpoint": "rllib_000002"}')
+    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "train", "--backend", "rllib",
+                           "--resume", str(tmp_path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "rllib_000002" in done.stderr
+    assert "is missing" in done.stderr

@@ -6,19 +6,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rummy500.train.rllib_env import LeagueVectorEnv, block_sizes
+from rummy500.train.league import SELF, fixed_tables
+from rummy500.train.rllib_env import LeagueVectorEnv
 from rummy_env.core import Rules, sample_legal
 from rummy_env.envs.options import TERMINAL_MASK_ACTION
 
+pytestmark = pytest.mark.slow
 
-def test_block_sizes_split_the_games_by_share() -> None:
-    assert block_sizes({"self": 0.2, "sharp": 0.8}, 10) == {"self": 2, "sharp": 8}
-    assert block_sizes({"self": 1, "random": 0.001, "casual": 0}, 5) == {"self": 4, "random": 1}
-    assert sum(block_sizes({"a": 1, "b": 1, "c": 1}, 256).values()) == 256
-    with pytest.raises(ValueError, match="fewer than the 2 opponents"):
-        block_sizes({"self": 1, "sharp": 1}, 1)
-    with pytest.raises(ValueError, match="positive share"):
-        block_sizes({"self": 0}, 4)
+
+def test_fixed_tables_split_the_games_by_share() -> None:
+    assert fixed_tables(0.2, 1, 10).tolist() == [SELF] * 2 + [0] * 8
+    assert fixed_tables(0.5, 2, 5).tolist() == [SELF] * 3 + [0, 1]
+    assert fixed_tables(1.0, 3, 4).tolist() == [SELF] * 4  # no share left for the members
+    assert fixed_tables(0.0, 3, 256).size == 256
+    with pytest.raises(ValueError, match="fewer than the 2 sides"):
+        fixed_tables(0.5, 1, 1)
+    with pytest.raises(ValueError, match="self_play above 0"):
+        fixed_tables(0.0, 0, 4)
 
 
 class Recorder:
@@ -36,9 +40,9 @@ class Recorder:
 
 def test_members_play_their_own_games_and_rows_carry_the_mask() -> None:
     rules = Rules(target=100)
-    env = LeagueVectorEnv(6, rules, opponents={"self": 0.5, "random": 0.5}, seed=4)
+    env = LeagueVectorEnv(6, rules, self_play=0.5, opponents=["random"], seed=4)
     recorder = Recorder()
-    env.members[1].opponent = recorder  # the random block's games: rows 3..5
+    env.members[0].opponent = recorder  # the random block's games: rows 3..5
     obs, _ = env.reset(seed=4)
     width = env.observation_size
     assert obs.shape == (6, width + env.single_action_space.n)
@@ -61,7 +65,7 @@ def test_the_self_member_plays_the_weights_it_is_given() -> None:
     import torch
 
     rules = Rules()
-    env = LeagueVectorEnv(2, rules, opponents={"self": 1.0}, hidden=(8,), seed=1)
+    env = LeagueVectorEnv(2, rules, self_play=1.0, opponents=[], hidden=(8,), seed=1)
     weights = {k: torch.zeros_like(v) for k, v in env._snapshot.state_dict().items()}
     env.set_snapshot(weights)
     assert all(float(w.abs().sum()) == 0 for w in env._snapshot.state_dict().values())

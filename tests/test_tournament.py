@@ -15,6 +15,8 @@ from rummy500.eval.tournament import play_tournaments, round_sizes, table_sizes
 from rummy500.eval.tournament_report import build_tournament_report
 from rummy_env.core import Rules
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("entrants, size, want", [
     (2, 4, [2]), (4, 4, [4]), (5, 4, [3, 2]), (9, 4, [3, 3, 3]), (11, 4, [4, 4, 3]),

@@ -25,6 +25,8 @@ from rummy500.train.config_checks import ConfigError
 from rummy500.train.plots import resume_times
 from rummy500.train.rllib_backend import load_rllib_config
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["num_envs=4", "num_steps=8", "eval_every=0", "eval_games=2", "arch_kwargs={hidden: [16]}",
         "opponents=[random, casual]", "self_play=0.3", "snapshot_every=1", "max_snapshots=2",
@@ -137,10 +139,26 @@ def test_settings_shorthands_and_rllib_share_the_checks() -> None:
     assert load_config(None, ["opponents=random"]).opponents == ["random"]
     assert load_config(None, ["learning_rate=3e-4", "max_minutes=2"]).max_minutes == 2.0
     assert load_config(None, ["keep_checkpoints=0"]).keep_checkpoints == 0
-    with pytest.raises(ConfigError, match="lr=-1"):
-        load_rllib_config(None, ["lr=-1"])
+    with pytest.raises(ConfigError, match="learning_rate=-1"):
+        load_rllib_config(None, ["learning_rate=-1"])
     with pytest.raises(ConfigError, match="hidden"):
-        load_rllib_config(None, ["hidden=[0]"])
+        load_rllib_config(None, ["arch_kwargs={hidden: [0]}"])
+
+
+def test_a_key_the_backend_does_not_use_is_refused_by_name() -> None:
+    rllib = load_rllib_config("rllib_selfplay")
+    builtin = load_config("selfplay")
+    for key in ("learning_rate", "gae_lambda", "update_epochs", "ent_coef", "self_play",
+                "opponents", "eval_opponents", "arch_kwargs"):  # one vocabulary
+        assert getattr(rllib, key) == getattr(builtin, key), key
+    with pytest.raises(ConfigError, match=r"^config: precision is a setting of the builtin "
+                                          r"backend; --backend rllib does not use it$"):
+        load_rllib_config(None, ["precision=auto"])
+    with pytest.raises(ConfigError, match="num_env_runners is a setting of the rllib backend"):
+        load_config(None, ["num_env_runners=2"])
+    done = subprocess.run(cli("--config", "rllib_selfplay"), cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert_one_line_refusal(done, "iterations", "--backend builtin does not use it")
 
 
 def test_a_warm_start_begins_at_the_champions_weights(tmp_path: Path) -> None:
@@ -199,7 +217,11 @@ def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> N
     data = (damaged / "last.pt").read_bytes()
     (damaged / "last.pt").write_bytes(data[: len(data) // 2])
     (damaged / "step_000000000128.pt").write_bytes(b"cut")
-    before = {run: files_of(run) for run in (finished_run, damaged)}
+    other_obs = tmp_path / "other_obs"  # trained on another observation encoding
+    shutil.copytree(finished_run, other_obs)
+    payload = torch.load(other_obs / "last.pt", weights_only=True)
+    torch.save({**payload, "obs_version": -1}, other_obs / "last.pt")
+    before = {run: files_of(run) for run in (finished_run, damaged, other_obs)}
     quickstart = str(ROOT / "configs/train/quickstart.yaml")
     cases = [
         (["--resume", str(finished_run), "rules={preset: web}"], ["rules", "different run"]),
@@ -210,6 +232,8 @@ def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> N
         (["--resume", str(finished_run)], ["finished", "total_steps=256"]),
         (["--resume", str(damaged), "total_steps=256"],
          ["last.pt is damaged", "step_000000000096.pt", "cp "]),
+        (["--resume", str(other_obs), "total_steps=256"],
+         ["observation version -1", "start a new one"]),
     ]
     results = run_side_by_side([cli(*args) for args, _ in cases])
     for (_, words), done in zip(cases, results):

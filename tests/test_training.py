@@ -28,6 +28,8 @@ from rummy_env.core import (
     player_view,
 )
 
+pytestmark = pytest.mark.slow
+
 
 # ----------------------------------------------------------------------------- distribution
 def test_masked_categorical_never_samples_illegal_actions() -> None:

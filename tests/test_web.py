@@ -45,6 +45,8 @@ from rummy_env.core import (
     write_records,
 )
 
+pytestmark = pytest.mark.slow
+
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
 
 
@@ -157,8 +159,9 @@ def test_a_page_seats_only_the_agents_the_server_was_started_with(tmp_path):
         sys.path.remove(str(tmp_path))
 
 
-def test_an_agent_that_fails_is_refused_and_the_game_waits(tmp_path):
-    """An outside agent that raises: the page is told why (502) and the game stays as it was."""
+def test_an_agent_that_fails_is_refused_and_the_game_waits(tmp_path, capfd):
+    """An outside agent that raises: the page is told which (502), the server's log why, and
+    the game stays as it was."""
     (tmp_path / "broken_bot.py").write_text(
         "class Bot:\n    name = 'broken'\n    def __init__(self, rules, seed):\n        pass\n"
         "    def act(self, decision):\n        raise RuntimeError('lost my weights')\n")
@@ -178,7 +181,9 @@ def test_an_agent_that_fails_is_refused_and_the_game_waits(tmp_path):
                 assert status == 200, view
             status, answer = call(srv, "POST", f"/api/games/{view['id']}/advance",
                                   {"version": view["version"]})
-            assert status == 502 and "act raised RuntimeError: lost my weights" in answer["error"]
+            assert status == 502 and "py:broken_bot:Bot failed" in answer["error"]
+            assert "lost my weights" not in answer["error"]
+            assert "act raised RuntimeError: lost my weights" in capfd.readouterr().err
             assert game.version == view["version"]
         finally:
             srv.shutdown()
@@ -328,12 +333,13 @@ def test_a_finished_game_is_saved_and_replays(server, capsys):
     assert final["game_over"] and final["seed"] == 5
     status, saved = call(server, "POST", f"{path}/save", {})
     assert status == 200
-    saved_path = Path(saved["path"])
+    assert "/" not in saved["path"]  # a name in the records folder, no server path
+    saved_path = server.records_dir / saved["path"]
     [record] = list(read_records(saved_path))
     assert record.agents == ["human", "random"] and record.seed == 5
     assert len(record.actions) == final["version"]
     assert call(server, "GET", f"{path}/record")[1]["line"] == saved_path.read_text().strip()
-    assert not list(saved_path.parent.glob(".saving-*"))
+    assert not list(saved_path.parent.glob("*.tmp"))
     assert replay_tool.main([str(saved_path)]) == 0
     assert "replay matches the record" in capsys.readouterr().out
 
@@ -412,15 +418,16 @@ def test_bad_record_files_are_refused(server):
 def test_games_are_bounded_and_idle_ones_expire():
     now = [0.0]
     tables = Tables(max_tables=2, idle_seconds=60, clock=lambda: now[0])
-    first = tables.add(ReplayFile([]))
-    tables.add(ReplayFile([]))
+    first, _ = tables.add(lambda: ReplayFile([]))
+    tables.add(lambda: ReplayFile([]))
+    made = []
     with pytest.raises(Refusal) as full:
-        tables.add(ReplayFile([]))
-    assert full.value.status == 503
+        tables.add(lambda: made.append(1))
+    assert full.value.status == 503 and not made  # refused before anything is made
     now[0] = 30.0
     tables.get(first, ReplayFile)
     now[0] = 80.0  # the second idled 80 s, the first 50 s
-    third = tables.add(ReplayFile([]))
+    third, _ = tables.add(lambda: ReplayFile([]))
     assert {first, third} == set(tables.items)
     with pytest.raises(Refusal) as wrong_kind:
         tables.get(first, LiveGame)

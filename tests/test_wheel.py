@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from package_layout import ROOT, TOP_LEVEL, module_name, source_files
 
+pytestmark = pytest.mark.slow
+
 TORCH = "torch==2.13.0"
 """The CPU build the set-up installs (scripts/install.sh)."""
 

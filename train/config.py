@@ -1,11 +1,16 @@
-"""Training configuration: a dataclass with a docstring per field, loaded from YAML.
+"""Training configuration: one vocabulary, a dataclass per backend with a docstring per field.
 
-``load_config(recipe, overrides)`` reads a recipe (a YAML file, or the name of one
-that ships in ``rummy500.configs``: ``quickstart``, ``selfplay``, ...) and then
+``TrainConfig`` is the built-in trainer's (train/ppo.py), ``RLlibConfig`` the RLlib
+backend's (train/rllib_backend.py); a setting both have carries the same name and
+meaning (``learning_rate``, ``gae_lambda``, ``update_epochs``, ``ent_coef``, the
+league's ``self_play`` and ``opponents``...). ``load_config(recipe, overrides)``
+reads a recipe (a YAML file, or the name of one that ships in
+``rummy500.configs``: ``quickstart``, ``selfplay``, ``rllib_selfplay``...) and then
 ``key=value`` overrides. Every value is checked when the config is made (types
 from the annotations, ranges and choices from ``RANGES`` and ``CHOICES``, the
-rules, agent names and the network's arguments); an unknown key, a bad value or
-a file that is not valid YAML is a one-line ``ConfigError``.
+rules, agent names and the network's arguments); a key of the other backend, an
+unknown key, a bad value or a file that is not valid YAML is a one-line
+``ConfigError``.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -24,6 +29,7 @@ from rummy_env.core import Rules
 from rummy_env.envs.options import REWARDS
 
 from .config_checks import ConfigError, Range, check_fields, check_network
+from .league import fixed_tables
 from .precision import PRECISIONS
 
 AT_LEAST_0, AT_LEAST_1, POSITIVE, SHARE = Range(0), Range(1), Range(0, low_open=True), Range(0, 1)
@@ -35,7 +41,8 @@ RANGES: dict[str, Range] = {
     "update_epochs": AT_LEAST_1, "clip_coef": POSITIVE, "ent_coef": AT_LEAST_0,
     "vf_coef": AT_LEAST_0, "max_grad_norm": POSITIVE, "target_kl": AT_LEAST_0,
     "self_play": SHARE, "snapshot_every": AT_LEAST_0, "max_snapshots": AT_LEAST_1,
-    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "checkpoint_every": AT_LEAST_1,
+    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "eval_workers": AT_LEAST_1,
+    "checkpoint_every": AT_LEAST_1,
     "keep_checkpoints": AT_LEAST_0, "torch_threads": AT_LEAST_0,
 }
 """Allowed range of each numeric ``TrainConfig`` field."""
@@ -51,6 +58,11 @@ CHOICES: dict[str, tuple[str, ...]] = {"reward": tuple(REWARDS),
 
 @dataclass
 class TrainConfig:
+    """Settings of a run of the built-in trainer (``rummy500 train``)."""
+
+    backend: ClassVar[str] = "builtin"
+    """The ``rummy500 train --backend`` that reads this config."""
+
     exp_name: str = "ppo_selfplay"
     """Name of the experiment; runs are named ``rummy500__{exp_name}__{seed}__{time}``."""
     seed: int = 1
@@ -129,6 +141,10 @@ class TrainConfig:
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
     """Agents the learner is evaluated against (agents/registry.py names); an empty list:
     no evaluation at all, not even the closing one."""
+    eval_workers: int = 1
+    """Worker processes that play the evaluation matches, each with a copy of the learner
+    (1: in the training process; the matches are short, and every evaluation would pay
+    the workers' start again); the results are the same at any number."""
     checkpoint_every: int = 10
     """Write ``last.pt`` every this many updates (and at the end)."""
     keep_checkpoints: int = 3
@@ -177,6 +193,111 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         """The config as plain data (stored in checkpoints)."""
         return dataclasses.asdict(self)
+
+
+RLLIB_RANGES: dict[str, Range] = {
+    **{key: RANGES[key] for key in ("seed", "max_minutes", "num_envs", "learning_rate", "gamma",
+                                    "gae_lambda", "num_minibatches", "update_epochs",
+                                    "ent_coef", "self_play", "eval_every", "eval_games")},
+    "iterations": AT_LEAST_1, "snapshot_every": AT_LEAST_1, "num_env_runners": AT_LEAST_0,
+    "num_learners": AT_LEAST_0, "num_gpus_per_learner": AT_LEAST_0,
+    "train_batch_size": AT_LEAST_1,
+}
+"""Allowed range of each numeric ``RLlibConfig`` field (the built-in trainer's where shared)."""
+
+
+@dataclass
+class RLlibConfig:
+    """Settings of a run on Ray RLlib (``rummy500 train --backend rllib``): the built-in
+    trainer's names where the setting is the same, RLlib's own for how the run spreads
+    over processes."""
+
+    backend: ClassVar[str] = "rllib"
+    """The ``rummy500 train --backend`` that reads this config."""
+
+    exp_name: str = "rllib_selfplay"
+    """Name of the experiment; runs are named ``rummy500__{exp_name}__{seed}__{time}``."""
+    seed: int = 1
+    """Seeds RLlib, the deals and the evaluation."""
+    rules: dict[str, Any] = field(default_factory=lambda: {"preset": "standard", "players": 2})
+    """Rules of the games (a preset and/or flags, as in configs/rules)."""
+    reward: str = "points_diff"
+    """Reward per seat: ``points_diff``, ``points`` or ``win`` (rummy_env/envs/episode.py)."""
+    iterations: int = 100
+    """RLlib training iterations (``algo.train()`` calls) of ``train_batch_size`` steps."""
+    max_minutes: float = 0.0
+    """Stop after the iteration that passes this many minutes (0: run every iteration)."""
+    arch: str = "mlp"
+    """Network: ``mlp`` (the one the RLlib module holds)."""
+    arch_kwargs: dict[str, Any] = field(default_factory=lambda: {"hidden": [256, 128]})
+    """Keyword arguments of the network, e.g. {hidden: [256, 128]}."""
+    self_play: float = 0.2
+    """Share of each env runner's games in which the learner meets a frozen copy of itself,
+    refreshed every ``snapshot_every`` iterations."""
+    opponents: list[str] = field(default_factory=lambda: ["sharp"])
+    """League members (agents/registry.py names) sharing the other games evenly, each in a
+    fixed block of every env runner's games (train/league.py)."""
+    snapshot_every: int = 1
+    """Copy the learner into its frozen copy every this many iterations."""
+    num_env_runners: int = 2
+    """RLlib env-runner processes collecting games (0: sample in the driver)."""
+    num_envs: int = 256
+    """Games each env runner steps together on the batched engine."""
+    num_learners: int = 0
+    """Learner processes (0: learn in the driver)."""
+    num_gpus_per_learner: float = 0.0
+    """GPUs each learner uses."""
+    train_batch_size: int = 32768
+    """Env steps (learner decisions) per training iteration."""
+    num_minibatches: int = 4
+    """Minibatches each epoch splits the training batch into (equal sizes)."""
+    update_epochs: int = 2
+    """Passes over each training batch."""
+    learning_rate: float = 1e-3
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount per step."""
+    gae_lambda: float = 0.95
+    """GAE's lambda: bias (0) against variance (1) of the advantages."""
+    ent_coef: float = 0.01
+    """Weight of the entropy bonus."""
+    eval_every: int = 10
+    """Evaluate through the arena every this many iterations (0: never)."""
+    eval_games: int = 100
+    """Games against each evaluation opponent."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
+    """Agents the learner is evaluated against (agents/registry.py names)."""
+    run_dir: str = "runs"
+    """Folder of the runs (TensorBoard events and checkpoints)."""
+    address: str = ""
+    """Ray cluster address (``ray start --head`` prints it); empty: a local Ray."""
+
+    def __post_init__(self) -> None:
+        check_fields(self, RLLIB_RANGES, {"reward": tuple(REWARDS), "arch": ("mlp",)})
+        check_rules(self.rules)
+        check_agent_names([*self.opponents, *self.eval_opponents])
+        check_network(self.arch, self.arch_kwargs, self.game_rules)
+        if self.num_minibatches > self.train_batch_size:
+            raise ConfigError(f"config: num_minibatches={self.num_minibatches} is more than "
+                              f"train_batch_size={self.train_batch_size} samples")
+        try:
+            fixed_tables(self.self_play, len(self.opponents), self.num_envs)
+        except ValueError as e:
+            raise ConfigError(f"config: {e}") from None
+
+    @property
+    def game_rules(self) -> Rules:
+        """The ``rules`` mapping as a validated ``Rules``."""
+        return Rules.from_dict(self.rules)
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        """Hidden layer sizes of the network."""
+        return tuple(self.arch_kwargs.get("hidden", (256, 128)))
+
+
+BACKENDS: dict[str, type] = {"builtin": TrainConfig, "rllib": RLlibConfig}
+"""The config of each ``rummy500 train --backend``."""
 
 
 def check_rules(rules: dict[str, Any]) -> None:
@@ -268,11 +389,23 @@ def config_data(path: str | Path | None, overrides: list[str] | dict[str, Any] |
 
 def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None,
                 base: dict[str, Any] | None = None, cls: type = TrainConfig):
-    """A checked ``cls`` config (``TrainConfig`` or the RLlib backend's) from ``config_data``;
-    an unknown key is a ConfigError naming the known ones."""
+    """A checked ``cls`` config (``TrainConfig`` or ``RLlibConfig``) from ``config_data``;
+    a key of the other backend, or an unknown key, is a ConfigError naming it."""
     data = config_data(path, overrides, base)
+    check_keys(data, cls)
+    return cls(**data)
+
+
+def check_keys(data: dict[str, Any], cls: type) -> None:
+    """Refuse, in one line, the first key ``cls`` has no field for: by name where another
+    backend uses it, else listing the known keys."""
     known = {f.name for f in dataclasses.fields(cls)}
+    for key in sorted(set(data) - known):
+        users = [name for name, other in BACKENDS.items()
+                 if key in {f.name for f in dataclasses.fields(other)}]
+        if users:
+            raise ConfigError(f"config: {key} is a setting of the {users[0]} backend; "
+                              f"--backend {cls.backend} does not use it")
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"config: unknown key(s) {unknown}; known keys: {sorted(known)}")
-    return cls(**data)

@@ -13,12 +13,15 @@ from rummy500.agents.registry import make_agent
 from rummy500.agents.torch_policy import TorchAgent
 from rummy500.eval.arena import play_match
 from rummy500.eval.report import win_rate_by_deal
+from rummy500.eval.shards import Workers
 from rummy_env.core import Rules
 
 
 def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games: int,
-             seed: int, device: str | torch.device = "cpu") -> dict[str, dict[str, float]]:
-    """{opponent: {"win_rate", "win_lo", "win_hi", "points_per_hand", "games"}}."""
+             seed: int, device: str | torch.device = "cpu",
+             workers: int = 1) -> dict[str, dict[str, float]]:
+    """{opponent: {"win_rate", "win_lo", "win_hi", "points_per_hand", "games"}}; each match
+    played by ``workers`` processes (a copy of the learner in each), or in this process."""
     learner = TorchAgent(policy, rules, name="learner", greedy=True, device=device, seed=seed)
     out: dict[str, dict[str, float]] = {}
     was_training = policy.training
@@ -26,7 +29,8 @@ def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games:
     for name in opponents:
         opponent = make_agent(name, rules, seed)
         result = play_match(rules, [learner, opponent], games, seed=seed, duplicate=True,
-                            batch_size=min(512, max(games, 2)), progress=False)
+                            batch_size=min(512, max(games, 2)), progress=False,
+                            specs=[None, name], workers=Workers(workers))
         result.raise_if_stopped("the training's evaluation")
         mine = result.lineups == 0  # [G, P] seats the learner held
         points = (result.totals * mine).sum()

@@ -15,6 +15,10 @@ snapshots of the learner. Each new game draws its opponent by this rule:
 
 A finished game counts as a win or a loss against every member at its table.
 
+The RLlib backend seats the same league in fixed blocks of rows (``fixed_tables``):
+each env runner's games keep their member, a share ``self_play`` of them held by
+a frozen copy of the learner, the rest split evenly among the members.
+
 Who plays each seat of each training game, and the chains of the learner's decisions.
 
 In each of B games the learner holds one seat (every seat under pure
@@ -35,7 +39,29 @@ import numpy as np
 from rummy500.agents.base import Agent
 
 SELF = -1
-"""Controller id of the current learner."""
+"""Controller id of the current learner (in the RLlib backend: its frozen copy)."""
+
+
+def fixed_tables(self_play: float, members: int, num_envs: int) -> np.ndarray:
+    """int [num_envs]: SELF or the member index holding each game, in blocks of rows: a
+    share ``self_play`` of the games to SELF, the rest split evenly among ``members``
+    (largest remainders), each side with a positive share getting at least one game; a
+    ValueError when there are too few games or no side has a share."""
+    shares = {SELF: self_play, **dict.fromkeys(range(members), (1.0 - self_play) / max(1, members))}
+    sides = {side: share for side, share in shares.items() if share > 0}
+    if not sides:
+        raise ValueError("opponents: name at least one, or set self_play above 0")
+    if num_envs < len(sides):
+        raise ValueError(f"num_envs={num_envs} is fewer than the {len(sides)} sides of the "
+                         "league (the learner's copy and each opponent); each needs a game")
+    exact = {side: share / sum(sides.values()) * num_envs for side, share in sides.items()}
+    sizes = {side: max(1, int(value)) for side, value in exact.items()}
+    by_remainder = sorted(sides, key=lambda side: exact[side] - sizes[side], reverse=True)
+    for k in range(num_envs - sum(sizes.values())):
+        sizes[by_remainder[k % len(by_remainder)]] += 1
+    while sum(sizes.values()) > num_envs:  # the minimum of one game overdrew
+        sizes[max(sizes, key=sizes.__getitem__)] -= 1
+    return np.repeat(np.array(list(sizes), np.int64), list(sizes.values()))
 
 
 def around_learner(seats: np.ndarray, self_play: np.ndarray,

@@ -367,7 +367,8 @@ def evaluate_and_log(run: Run, update: int, writer: Any) -> dict[str, dict[str, 
     best so far."""
     cfg = run.cfg
     results = evaluate(run.rules, run.policy, cfg.eval_opponents, cfg.eval_games,
-                       seed=cfg.seed + 10_000 + update, device=run.device)
+                       seed=cfg.seed + 10_000 + update, device=run.device,
+                       workers=cfg.eval_workers)
     for opponent, result in results.items():
         for key, value in result.items():
             writer.add_scalar(f"eval/vs_{opponent}/{key}", value, run.global_step)

@@ -32,7 +32,12 @@ import numpy as np
 import torch
 
 from rummy500.agents.base import Agent
-from rummy500.agents.checkpoint import CheckpointDamaged, CheckpointMismatch, read_checkpoint
+from rummy500.agents.checkpoint import (
+    CheckpointDamaged,
+    CheckpointMismatch,
+    check_obs_version,
+    read_checkpoint,
+)
 from rummy_env.envs.vector import RummyVectorEnv
 
 from .config import TrainConfig, config_data, load_config
@@ -187,6 +192,11 @@ def read_last(run_dir: Path) -> dict[str, Any]:
                                 f"{run_dir}; start a new run") from None
         raise ResumeRefused(f"resume: {problem}; the newest intact checkpoint is {fallback}: "
                             f"to resume from it, run: cp {fallback} {last}") from None
+    try:
+        check_obs_version(payload, last)
+    except CheckpointMismatch as e:
+        raise ResumeRefused(f"resume: {e}: the run cannot go on under this version; start "
+                            f"a new one (init_from={last} refuses it too)") from None
     if not RESUME_STATE <= set(payload["extra"]):
         raise ResumeRefused(f"resume: {last} holds no training state to go on from (written by "
                             "the RLlib backend or an older version); it can still be played "

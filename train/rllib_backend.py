@@ -3,11 +3,12 @@
     pip install -e ".[rllib]"
     rummy500 train --backend rllib --config rllib_selfplay
 
-Each env runner holds ``num_envs_per_env_runner`` games in one
-``LeagueVectorEnv`` (train/rllib_env.py): the learner's seat in every game,
-the league's members playing the others inside the env, batched, as the
-built-in trainer seats its games. The ``self`` member is a frozen copy of the
-learner, refreshed every ``snapshot_every`` iterations. ``RummyRLModule`` holds
+The config (``RLlibConfig``, train/config.py) speaks the built-in trainer's
+names. Each env runner holds ``num_envs`` games in one ``LeagueVectorEnv``
+(train/rllib_env.py): the learner's seat in every game, the league's members
+playing the others inside the env, batched, as the built-in trainer seats its
+games. In a share ``self_play`` of them the learner meets a frozen copy of
+itself, refreshed every ``snapshot_every`` iterations. ``RummyRLModule`` holds
 the project's own ``MLPPolicy``, so its weights export 1:1 into a project
 checkpoint that ``rummy500 eval`` plays as ``ckpt:PATH``; illegal actions get
 the minimum logit, so they are never sampled. Heuristic opponents are evaluated
@@ -23,130 +24,23 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rummy_env.core import Rules, observation_size
-from rummy_env.envs.options import REWARDS
 
-from .config import (
-    AT_LEAST_0,
-    AT_LEAST_1,
-    POSITIVE,
-    SHARE,
-    check_agent_names,
-    check_rules,
-    load_config,
-)
-from .config_checks import ConfigError, Range, check_fields
-from .rllib_env import SELF, LeagueVectorEnv, block_sizes
+from .config import RLlibConfig, load_config
+from .config_checks import ConfigError
+from .rllib_env import LeagueVectorEnv
 from .run_folder import create_run_dir, save_checkpoint
 
 CONFIG_FILE = "rllib_config.json"
 """The run's config, in its folder, for ``--resume``."""
 PROGRESS_FILE = "rllib_progress.json"
 """The last iteration saved and the folder of its RLlib checkpoint (``rllib_NNNNNN/``)."""
-
-RLLIB_RANGES: dict[str, Range] = {
-    "seed": AT_LEAST_0, "iterations": AT_LEAST_1, "num_env_runners": AT_LEAST_0,
-    "num_envs_per_env_runner": AT_LEAST_1, "num_learners": AT_LEAST_0,
-    "num_gpus_per_learner": AT_LEAST_0, "train_batch_size": AT_LEAST_1,
-    "minibatch_size": AT_LEAST_1, "num_epochs": AT_LEAST_1, "lr": POSITIVE, "gamma": SHARE,
-    "lambda_": SHARE, "entropy_coeff": AT_LEAST_0, "snapshot_every": AT_LEAST_1,
-    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "hidden": AT_LEAST_1,
-    "max_minutes": AT_LEAST_0,
-}
-"""Allowed range of each numeric ``RLlibConfig`` field."""
-
-
-@dataclass
-class RLlibConfig:
-    """Settings of an RLlib run, loaded like ``TrainConfig`` (YAML plus key=value)."""
-
-    exp_name: str = "rllib_selfplay"
-    """Name of the experiment; runs are named ``rummy500__{exp_name}__{seed}__{time}``."""
-    seed: int = 1
-    """Seeds RLlib, the deals and the evaluation."""
-    rules: dict[str, Any] = field(default_factory=lambda: {"preset": "standard", "players": 2})
-    """Rules of the games (a preset and/or flags, as in configs/rules)."""
-    reward: str = "points_diff"
-    """Reward per seat: ``points_diff``, ``points`` or ``win`` (rummy_env/envs/episode.py)."""
-    iterations: int = 100
-    """RLlib training iterations (``algo.train()`` calls)."""
-    max_minutes: float = 0.0
-    """Stop after the iteration that passes this many minutes (0: run every iteration)."""
-    hidden: list[int] = field(default_factory=lambda: [256, 128])
-    """Hidden layer sizes of the masked MLP (the project's ``mlp`` network)."""
-    opponents: dict[str, float] = field(default_factory=lambda: {
-        SELF: 0.2, "sharp": 0.8})
-    """Share of each env runner's games each member plays against the learner: ``self``
-    (a frozen copy of the learner) or any agent name."""
-    snapshot_every: int = 1
-    """Copy the learner into the ``self`` member every this many iterations."""
-    num_env_runners: int = 2
-    """RLlib env-runner processes collecting games (0: sample in the driver)."""
-    num_envs_per_env_runner: int = 256
-    """Games each env runner steps together on the batched engine."""
-    num_learners: int = 0
-    """Learner processes (0: learn in the driver)."""
-    num_gpus_per_learner: float = 0.0
-    """GPUs each learner uses."""
-    train_batch_size: int = 32768
-    """Env steps (learner decisions) per training iteration."""
-    minibatch_size: int = 8192
-    """Samples per SGD minibatch."""
-    num_epochs: int = 2
-    """Passes over each training batch."""
-    lr: float = 1e-3
-    """Adam step size."""
-    gamma: float = 0.995
-    """Discount per step."""
-    lambda_: float = 0.95
-    """GAE's lambda."""
-    entropy_coeff: float = 0.01
-    """Weight of the entropy bonus."""
-    eval_every: int = 10
-    """Evaluate through the arena every this many iterations (0: never)."""
-    eval_games: int = 100
-    """Games against each evaluation opponent."""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "casual", "sharp"])
-    """Agents the learner is evaluated against (agents/registry.py names)."""
-    run_dir: str = "runs"
-    """Folder of the runs (TensorBoard events and checkpoints)."""
-    address: str = ""
-    """Ray cluster address (``ray start --head`` prints it); empty: a local Ray."""
-
-    def __post_init__(self) -> None:
-        check_fields(self, RLLIB_RANGES, {"reward": tuple(REWARDS)})
-        check_rules(self.rules)
-        check_agent_names(self.eval_opponents)
-        check_league(self.opponents, self.num_envs_per_env_runner)
-
-    @property
-    def game_rules(self) -> Rules:
-        """The ``rules`` mapping as a validated ``Rules``."""
-        return Rules.from_dict(self.rules)
-
-
-def check_league(opponents: Any, num_envs: int) -> None:
-    """Refuse, in one line, a league that is not ``{name: share}`` with known names and
-    non-negative shares, or has more members than games per env runner."""
-    if not isinstance(opponents, dict) or not opponents:
-        raise ConfigError("config: opponents: expected a mapping of member names to shares, "
-                          "e.g. {self: 0.6, sharp: 0.4}")
-    for name, share in opponents.items():
-        if isinstance(share, bool) or not isinstance(share, (int, float)) or not share >= 0:
-            raise ConfigError(f"config: opponents: {name}'s share must be a number >= 0, "
-                              f"got {share!r}")
-    check_agent_names([str(name) for name in opponents if name != SELF])
-    try:
-        block_sizes(opponents, num_envs)
-    except ValueError as e:
-        raise ConfigError(f"config: {e}") from None
-
 
 def load_rllib_config(path: str | Path | None,
                       overrides: list[str] | dict[str, Any] | None = None) -> RLlibConfig:
@@ -165,15 +59,33 @@ def resumed_rllib_config(run_dir: str | Path,
         raise ConfigError(f"--resume {run_dir}: no RLlib checkpoint there (missing "
                           f"{', '.join(missing)}); an RLlib run writes it at its first "
                           "evaluation")
+    resume_point(run)
     saved = json.loads((run / CONFIG_FILE).read_text())
     return load_config(None, overrides, base=saved, cls=RLlibConfig)
+
+
+def resume_point(run: Path) -> tuple[int, Path]:
+    """(last iteration saved, its RLlib checkpoint folder) of a run, as its progress file
+    names them; a one-line ConfigError, before Ray starts, when the file is damaged or the
+    folder it names is gone."""
+    try:
+        progress = json.loads((run / PROGRESS_FILE).read_text())
+        iteration, folder = int(progress["iteration"]), run / str(progress["checkpoint"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ConfigError(f"--resume {run}: {PROGRESS_FILE} is damaged ({e})") from None
+    if not folder.is_dir():
+        raise ConfigError(f"--resume {run}: the RLlib checkpoint {folder} that "
+                          f"{PROGRESS_FILE} names is missing; the run cannot go on (its "
+                          "last.pt still plays as ckpt:)")
+    return iteration, folder
 
 
 def league_env(env_config: dict[str, Any]) -> LeagueVectorEnv:
     """RLlib's env creator: the vector env of one env runner (``num_envs`` set by RLlib)."""
     seed = int(env_config["seed"]) + 1000 * int(getattr(env_config, "worker_index", 0))
     return LeagueVectorEnv(int(env_config["num_envs"]), Rules.from_dict(env_config["rules"]),
-                           opponents=dict(env_config["opponents"]),
+                           self_play=float(env_config["self_play"]),
+                           opponents=list(env_config["opponents"]),
                            reward=env_config["reward"], hidden=tuple(env_config["hidden"]),
                            seed=seed)
 
@@ -312,8 +224,8 @@ def build_algorithm(cfg: RLlibConfig):
     from ray.tune.registry import register_env
 
     register_env("rummy500_league", league_env)
-    env_config = {"rules": cfg.rules, "reward": cfg.reward, "opponents": cfg.opponents,
-                  "hidden": cfg.hidden, "seed": cfg.seed}
+    env_config = {"rules": cfg.rules, "reward": cfg.reward, "self_play": cfg.self_play,
+                  "opponents": cfg.opponents, "hidden": cfg.hidden, "seed": cfg.seed}
     config = (
         PPOConfig()
         .environment("rummy500_league", env_config=env_config, disable_env_checking=True)
@@ -321,14 +233,14 @@ def build_algorithm(cfg: RLlibConfig):
         .rl_module(rl_module_spec=RLModuleSpec(module_class=rummy_rl_module_class(),
                                                model_config={"hidden": cfg.hidden,
                                                              "obs_dim": seat_view_size(cfg)}))
-        .env_runners(num_env_runners=cfg.num_env_runners,
-                     num_envs_per_env_runner=cfg.num_envs_per_env_runner,
+        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs,
                      gym_env_vectorize_mode="vector_entry_point",
                      rollout_fragment_length="auto")
         .learners(num_learners=cfg.num_learners, num_gpus_per_learner=cfg.num_gpus_per_learner)
         .training(train_batch_size_per_learner=cfg.train_batch_size,
-                  minibatch_size=cfg.minibatch_size, num_epochs=cfg.num_epochs, lr=cfg.lr,
-                  gamma=cfg.gamma, lambda_=cfg.lambda_, entropy_coeff=cfg.entropy_coeff,
+                  minibatch_size=cfg.train_batch_size // cfg.num_minibatches,
+                  num_epochs=cfg.update_epochs, lr=cfg.learning_rate, gamma=cfg.gamma,
+                  lambda_=cfg.gae_lambda, entropy_coeff=cfg.ent_coef,
                   use_kl_loss=False)  # clipped PPO alone, as the built-in trainer
         .debugging(seed=cfg.seed)
     )
@@ -341,7 +253,7 @@ def learner_net(algo):
 
 
 def refresh_snapshots(algo) -> None:
-    """Copy the learner's weights into every env runner's ``self`` member."""
+    """Copy the learner's weights into every env runner's frozen copy of the learner."""
     weights = {k: v.detach().cpu() for k, v in learner_net(algo).state_dict().items()}
 
     def load(runner, w=weights):
@@ -361,9 +273,9 @@ def count_moves(algo) -> int:
 
 def export_checkpoint(algo, cfg: RLlibConfig, path: Path, global_step: int) -> Path:
     """The learner's weights as a project checkpoint (``ckpt:PATH`` in ``rummy500 eval``)."""
-    return save_checkpoint(path, learner_net(algo), arch="mlp",
-                           arch_kwargs={"hidden": list(cfg.hidden)}, rules=cfg.game_rules,
-                           config={"backend": "rllib", **asdict(cfg)},
+    return save_checkpoint(path, learner_net(algo), arch=cfg.arch,
+                           arch_kwargs=cfg.arch_kwargs, rules=cfg.game_rules,
+                           config={"backend": cfg.backend, **asdict(cfg)},
                            global_step=global_step)
 
 
@@ -432,9 +344,9 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
     algo = build_algorithm(cfg)
     first = 1
     if resume is not None:
-        progress = json.loads((run_dir / PROGRESS_FILE).read_text())
-        algo.restore_from_path(str((run_dir / progress["checkpoint"]).resolve()))
-        first = progress["iteration"] + 1
+        iteration, folder = resume_point(run_dir)
+        algo.restore_from_path(str(folder.resolve()))
+        first = iteration + 1
     refresh_snapshots(algo)
     writer = SummaryWriter(str(run_dir))
     start, moves_before = time.time(), count_moves(algo)

@@ -3,10 +3,11 @@
 ``LeagueVectorEnv`` is a ``gymnasium.vector.VectorEnv`` of B games. In each the
 learner holds one seat (drawn per game) and a league member the others, all
 games stepped together and each member acting, batched, on its own games, as
-the built-in trainer seats its games. Games are given to members in fixed
-blocks of rows, in proportion to each member's share:
+the built-in trainer seats its games. The league is the built-in trainer's
+(``self_play`` and ``opponents``, train/league.py), its games given to members
+in fixed blocks of rows (``fixed_tables``):
 
-* ``self``: a frozen copy of the learner, refreshed by the trainer
+* ``SELF``: a frozen copy of the learner, refreshed by the trainer
   (``set_snapshot``) every few iterations: self-play at numpy speed;
 * any agent name of the registry (``random``, ``casual``, ``sharp``,
   ``champion@1``, ``py:...``), played through the agent protocol.
@@ -33,44 +34,23 @@ from rummy_env.core import Rules, State
 from rummy_env.envs.opponents import as_policy
 from rummy_env.envs.vector import RummySingleAgentVectorEnv
 
-SELF = "self"
-"""The member that is a frozen copy of the learner."""
-
-
-def block_sizes(shares: dict[str, float], num_envs: int) -> dict[str, int]:
-    """Games per member: ``num_envs`` split by ``shares`` (largest remainders), every member
-    with a positive share getting at least one game; ValueError when there are too few."""
-    members = {name: float(share) for name, share in shares.items() if share > 0}
-    if not members:
-        raise ValueError("opponents: give at least one member a positive share")
-    if num_envs < len(members):
-        raise ValueError(f"num_envs_per_env_runner={num_envs} is fewer than the "
-                         f"{len(members)} opponents with a share; each needs a game")
-    total = sum(members.values())
-    exact = {name: share / total * num_envs for name, share in members.items()}
-    sizes = {name: max(1, int(value)) for name, value in exact.items()}
-    by_remainder = sorted(members, key=lambda name: exact[name] - sizes[name], reverse=True)
-    for k in range(num_envs - sum(sizes.values())):
-        sizes[by_remainder[k % len(by_remainder)]] += 1
-    while sum(sizes.values()) > num_envs:  # the minimum of one game overdrew
-        sizes[max(sizes, key=sizes.get)] -= 1
-    return sizes
+from .league import SELF, fixed_tables
 
 
 class LeagueVectorEnv(RummySingleAgentVectorEnv):
     """B games against league members, a block of rows each (see the module docstring)."""
 
-    def __init__(self, num_envs: int, rules: Rules, *, opponents: dict[str, float],
-                 reward: str = "points_diff", hidden: tuple[int, ...] = (256, 128),
-                 seed: int = 0) -> None:
+    def __init__(self, num_envs: int, rules: Rules, *, self_play: float,
+                 opponents: list[str], reward: str = "points_diff",
+                 hidden: tuple[int, ...] = (256, 128), seed: int = 0) -> None:
         super().__init__(num_envs, rules, seat="random", reward=reward, autoreset="next_step",
                          seed=seed)
         self.observation_size = int(self.single_observation_space.shape[0])
         self._snapshot: MLPPolicy | None = None
-        sizes = block_sizes(opponents, num_envs)
-        self.members = [as_policy(self._member(name, hidden, seed + k))
-                        for k, name in enumerate(sizes)]
-        self.member_of_game = np.repeat(np.arange(len(sizes)), list(sizes.values()))
+        self.member_of_game = fixed_tables(self_play, len(opponents), num_envs)
+        """int [B]: SELF or the index in ``opponents`` of the member holding each game."""
+        self.members = {k: as_policy(self._member(opponents, k, hidden, seed + 1 + k))
+                        for k in np.unique(self.member_of_game).tolist()}
         n_actions = int(self.single_action_space.n)
         seat_view = self.single_observation_space
         self.single_observation_space = gym.spaces.Box(
@@ -79,16 +59,15 @@ class LeagueVectorEnv(RummySingleAgentVectorEnv):
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
                                                               num_envs)
 
-    def _member(self, name: str, hidden: tuple[int, ...], seed: int) -> Any:
-        if name != SELF:
-            return make_agent(name, self.rules, seed=seed)
-        if self._snapshot is None:
-            self._snapshot = MLPPolicy(self.observation_size, int(self.single_action_space.n),
-                                       tuple(hidden)).eval()
-        return TorchAgent(self._snapshot, self.rules, SELF, seed=seed)
+    def _member(self, opponents: list[str], k: int, hidden: tuple[int, ...], seed: int) -> Any:
+        if k != SELF:
+            return make_agent(opponents[k], self.rules, seed=seed)
+        self._snapshot = MLPPolicy(self.observation_size, int(self.single_action_space.n),
+                                   tuple(hidden)).eval()
+        return TorchAgent(self._snapshot, self.rules, "self", seed=seed)
 
     def set_snapshot(self, weights: dict[str, torch.Tensor]) -> None:
-        """Load the learner's current weights into the ``self`` member (no-op without one)."""
+        """Load the learner's current weights into the SELF member (no-op without one)."""
         if self._snapshot is not None:
             self._snapshot.load_state_dict(weights)
 
@@ -109,9 +88,9 @@ class LeagueVectorEnv(RummySingleAgentVectorEnv):
     def _opponent_actions(self, rows: np.ndarray, sub: State, mask: np.ndarray) -> np.ndarray:
         member = self.member_of_game[rows]
         if (member == member[0]).all():
-            return self.members[member[0]](self.rules, sub, mask)
+            return self.members[int(member[0])](self.rules, sub, mask)
         actions = np.zeros(rows.size, np.int64)
-        for k in np.unique(member):
+        for k in np.unique(member).tolist():
             group = np.flatnonzero(member == k)
             actions[group] = self.members[k](self.rules, sub.select(group), mask[group])
         return actions

@@ -14,8 +14,8 @@ file is whole or absent.
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -24,6 +24,7 @@ import torch
 
 from rummy500.agents.checkpoint import FORMAT
 from rummy_env.core import OBS_VERSION, Rules
+from rummy_env.core.records import write_whole
 
 from .config_checks import ConfigError
 
@@ -90,12 +91,6 @@ def save_checkpoint(path: str | Path, policy: torch.nn.Module, *, arch: str,
         "global_step": int(global_step),
         "extra": extra or {},
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        torch.save(payload, tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return path
+    buffer = io.BytesIO()  # serialized in memory: torch's own file writer reports a full
+    torch.save(payload, buffer)  # disk as a RuntimeError, a plain write as OSError
+    return write_whole(path, buffer.getvalue())

@@ -3,7 +3,7 @@
     rummy500 benchmark AGENT [--quick] [--json] [--out DIR]
 
 Plays AGENT (any agent spec) against the protocol's pinned references on its
-fixed deals (``rummy500.eval.benchmark``: protocol ``rummy500-bench/1``) and prints
+sealed deals (``rummy500.eval.benchmark``: protocol ``rummy500-bench/2``) and prints
 the report card: the table of matches, the rating with its interval and a
 one-line summary to quote. ``--json`` prints one JSON line instead; ``--out DIR``
 also writes benchmark.json and benchmark.md.
@@ -16,10 +16,19 @@ import sys
 from pathlib import Path
 
 from rummy500.agents.registry import SPEC_FORMS, make_agent
-from rummy500.commands.arg_checks import CommandParser, check_output_dir, positive_int
+from rummy500.cli import stopped_status
+from rummy500.commands.arg_checks import (
+    CommandParser,
+    check_output_dir,
+    positive_int,
+    seed_number,
+)
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.benchmark import LEVELS, PINNED, PROTOCOL, RULES, benchmark, card_markdown
 from rummy500.eval.report import to_json
+from rummy500.eval.sealing import MatchSeeds
+from rummy_env.core.records import write_whole
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,15 +38,25 @@ def main(argv: list[str] | None = None) -> int:
         f"2-player standard games against {', '.join(PINNED)} at their pinned ratings.")
     parser.add_argument("agent", help=f"the agent to rate ({SPEC_FORMS})")
     parser.add_argument("--quick", action="store_true",
-                        help=f"{LEVELS['quick'].games} games a reference (a check in about a "
-                        f"minute) instead of {LEVELS['full'].games}")
+                        help=f"{LEVELS['quick'].games} games a reference instead of "
+                        f"{LEVELS['full'].games}: a check, not a measurement, of one to two "
+                        "CPU-minutes (the expert's games most of it; longer on a busy machine), "
+                        "shared among the workers (the full level plays 20 times as many)")
     parser.add_argument("--json", action="store_true", help="print one JSON line, no table")
+    parser.add_argument("--seed", type=seed_number, metavar="S",
+                        help="replay a card: its deal seed (default: drawn unseen, sealed)")
+    parser.add_argument("--agent-seed", type=seed_number, metavar="R",
+                        help="replay a card: its agent seed (with --seed)")
     parser.add_argument("--out", metavar="DIR", help="also write benchmark.json and benchmark.md")
     parser.add_argument("--batch-size", type=positive_int, default=512,
                         help="games played side by side (default 512)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_torch_threads_argument(parser)
+    add_workers_arguments(parser)
     args = parser.parse_args(argv)
+    if (args.seed is None) != (args.agent_seed is None):
+        parser.error("--seed and --agent-seed replay a card together: give both (a card "
+                     "prints them), or neither for a sealed run")
     check_output_dir(parser, args.out, "--out")
     try:
         agent = make_agent(args.agent, RULES, seed=1)
@@ -46,13 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     agent.name = args.agent.strip()
     apply_torch_threads(args.torch_threads)
     level = "quick" if args.quick else "full"
-
-    def tell(name: str) -> None:
-        if not args.no_progress:
-            print(f"against {name} ...", file=sys.stderr, flush=True)
-
     card = benchmark(agent, level, batch_size=args.batch_size, progress=not args.no_progress,
-                     on_reference=tell)
+                     spec=args.agent, workers=workers_from_args(parser, args),
+                     seeds=None if args.seed is None else MatchSeeds(args.seed, args.agent_seed,
+                                                                     sealed=False))
+    if card["stopped"]:
+        print(f"rummy500 benchmark: {card['stopped']}; the benchmark stopped during the match "
+              f"against {card['stopped_during']}", file=sys.stderr)
     if args.json:
         print(json.dumps(json.loads(to_json(card)), separators=(",", ":")))
     else:
@@ -60,11 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "benchmark.json").write_text(to_json(card))
-        (out / "benchmark.md").write_text(card_markdown(card))
+        try:
+            write_whole(out / "benchmark.json", to_json(card).encode())
+            write_whole(out / "benchmark.md", card_markdown(card).encode())
+        except OSError as e:
+            print(f"rummy500 benchmark: cannot write {e.filename or out}: {e.strerror or e}; "
+                  "the card above is whole", file=sys.stderr)
+            return 1
         if not args.json:
             print(f"wrote {out / 'benchmark.json'}, {out / 'benchmark.md'}")
-    return 0
+    return stopped_status(card["stopped"])
 
 
 if __name__ == "__main__":

@@ -9,13 +9,11 @@ import numpy as np
 from rummy500.commands.arg_checks import CommandParser, seed_number
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy_env.core import (
+    Games,
     Rules,
     action_layout,
-    init,
-    legal_mask,
     meld_cards,
     sample_legal,
-    step_inplace,
 )
 
 
@@ -23,15 +21,15 @@ def play_demo(rules: Rules, seed: int, out=sys.stdout) -> dict:
     """Play game 0 of ``seed`` with uniform random moves, writing each move to ``out``."""
     rng = np.random.default_rng(seed)
     action_ids = action_layout(rules)
-    state = init(rules, seed, 1)
+    game = Games(rules, 1, seed, one_game=True)
+    state = game.state
     print(f"Rummy 500, {rules.players} players, preset {rules.preset}, seed {seed}", file=out)
     steps = 0
     while not state.game_over[0]:
-        mask = legal_mask(rules, state)
-        action = sample_legal(mask, rng)
+        action = sample_legal(game.mask(), rng)
         seat, hand = int(state.current_player[0]), int(state.hand_number[0])
         table = [" ".join(meld_cards(state, 0, m)[0]) for m in range(int(state.n_melds[0]))]
-        step_inplace(rules, state, action, mask=mask)
+        game.step(action)
         steps += 1
         print(f"hand {hand + 1:3d}  seat {seat}: {action_ids.text(int(action[0]))}", file=out)
         if state.hand_ended[0]:

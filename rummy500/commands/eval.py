@@ -8,6 +8,9 @@ Seats rotate so every agent sits in every seat equally often (with more agents
 than seats, every group of P agents plays); the game count is rounded up to
 whole rotations. ``--duplicate`` plays every deal once per seating so the luck
 of the cards cancels, and reports how much that narrows the interval.
+A match that seats a ``cmd:`` agent is sealed (``rummy500.eval.sealing``): its deal
+seed and the agents' seeds are drawn unseen and printed with the report, and
+``--seed S --agent-seed R`` replays it.
 ``--daily`` seeds the deals from today's UTC date: everyone who runs it today
 with the same rules and table size gets the same deals. ``--pcr N`` adds each
 agent's chips per game (the point chip ratio). The Markdown table is
@@ -20,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rummy500.cli import AGENT_FAILED
+from rummy500.cli import stopped_status
 from rummy500.commands.arg_checks import (
     CommandParser,
     bootstrap_count,
@@ -31,9 +34,12 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.arena import distinct_names, match_games, play_match, seating_plan
 from rummy500.eval.oracle import ARENA_FORMS, make_arena_agent
 from rummy500.eval.report import build_report, markdown, write_report
+from rummy500.eval.sealing import match_seeds
+from rummy500.eval.shards import agent_seed
 from rummy_env.core import BatchRecorder, daily_seed
 
 
@@ -49,7 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=positive_int, default=200,
                    help="games to play, rounded up to whole seat rotations (default 200)")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=seed_number, default=0, help="deal seed (default 0)")
+    p.add_argument("--seed", type=seed_number, default=None,
+                   help="deal seed (default 0; a match seating a cmd: agent draws it unseen "
+                        "and prints it after)")
+    p.add_argument("--agent-seed", type=seed_number, default=None, metavar="R",
+                   help="root of the agents' seeds (default the deal seed; drawn unseen for a "
+                        "match seating a cmd: agent): with --seed, replays a sealed match")
     p.add_argument("--duplicate", action="store_true",
                    help="play every deal once per seating so card luck cancels")
     p.add_argument("--daily", action="store_true",
@@ -66,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples for the ratings, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_torch_threads_argument(p)
+    add_workers_arguments(p)
     return p
 
 
@@ -81,9 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     rules = rules_from_args(parser, args)
     check_output_file(parser, args.record, "--record")
     check_output_dir(parser, args.out, "--out")
-    seed, day = (daily_seed() if args.daily else (args.seed, None))
+    workers = workers_from_args(parser, args)
+    day = daily_seed()[1] if args.daily else None
+    seeds = match_seeds(args.agents, daily_seed()[0] if args.daily else args.seed,
+                        args.agent_seed)
+    seed = seeds.deal
     try:
-        agents = [make_arena_agent(spec, rules, seed + 1000 * (i + 1))
+        agents = [make_arena_agent(spec, rules, agent_seed(seeds.agents, i, 0))
                   for i, spec in enumerate(args.agents)]
     except (ValueError, NotImplementedError) as e:
         print(f"rummy500 eval: {e}", file=sys.stderr)
@@ -100,25 +116,39 @@ def main(argv: list[str] | None = None) -> int:
     recorder = BatchRecorder(rules, seed, args.record) if args.record else None
     match = play_match(rules, agents, args.games, seed=seed, duplicate=args.duplicate,
                        batch_size=args.batch_size, progress=not args.no_progress,
-                       recorder=recorder, kinds=kinds)
-    if recorder is not None:
-        print(f"appended {len(recorder.done)} game records to {args.record}")
+                       recorder=recorder, kinds=kinds, specs=args.agents,
+                       workers=workers, agent_root=seeds.agents)
+    if recorder is not None and recorder.failed:
+        print(f"rummy500 eval: --record: {recorder.failed}; the {recorder.written:,} games "
+              "recorded before are whole in it, and the report below counts every game",
+              file=sys.stderr)
+    elif recorder is not None:
+        print(f"appended {recorder.written} game records to {args.record}")
     if match.stopped:
         print(f"rummy500 eval: {match.stopped}; the match stopped after {match.n_games:,} "
               "finished games" + (", reported below" if match.n_games else ""), file=sys.stderr)
         if not match.n_games:
-            return AGENT_FAILED
+            return stopped_status(match.stopped)
     command = "rummy500 eval " + " ".join(args_in)
     report = build_report(match, bootstrap=args.bootstrap,
-                          meta={"daily": day, "command": command}, pcr=args.pcr)
+                          meta={"daily": day, "command": command, "agent_seed": seeds.agents,
+                                "sealed": seeds.sealed}, pcr=args.pcr)
     print(markdown(report), end="")
     if args.out:
-        paths = write_report(report, args.out)
+        try:
+            paths = write_report(report, args.out)
+        except OSError as e:
+            print(f"rummy500 eval: --out: cannot write {e.filename or args.out}: "
+                  f"{e.strerror or e}; each file there is whole or absent, and the report "
+                  "above is whole", file=sys.stderr)
+            return stopped_status(match.stopped) or 1
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         if "png" not in paths:
             print("win_rates.png skipped: matplotlib is not installed "
                   "(pip install matplotlib, or the [plots] extra)")
-    return AGENT_FAILED if match.stopped else 0
+    if recorder is not None and recorder.failed:
+        return stopped_status(match.stopped) or 1
+    return stopped_status(match.stopped)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rummy500.cli import stopped_status
 from rummy500.commands.arg_checks import (
     CommandParser,
     bootstrap_count,
@@ -25,8 +26,11 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
 from rummy500.eval.ladder import DEFAULT_AGENTS, ladder_markdown, play_ladder, write_ladder
 from rummy500.eval.oracle import ARENA_FORMS, check_arena_spec, make_arena_agent
+from rummy500.eval.sealing import match_seeds
+from rummy500.eval.shards import agent_seed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,9 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})")
     p.add_argument("--games", type=positive_int, default=100,
                    help="games per pairing (per group of P agents), default 100; rounded up "
-                        "to whole cycles of seat orders (at 4 players 24 a group)")
+                        "to whole cycles of seat orders (at 4 players 24 a group). The default "
+                        "four agents at 100 games cost about a quarter of an hour of CPU time, "
+                        "nearly all of it the expert's search, shared among the workers")
     add_rules_arguments(p)
-    p.add_argument("--seed", type=seed_number, default=0, help="deal seed (default 0)")
+    p.add_argument("--seed", type=seed_number, default=None,
+                   help="deal seed (default 0; a ladder seating a cmd: agent draws it unseen "
+                        "and prints it after)")
+    p.add_argument("--agent-seed", type=seed_number, default=None, metavar="R",
+                   help="root of the agents' seeds (default the deal seed; drawn unseen with a "
+                        "cmd: agent): with --seed, replays a sealed ladder")
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")
@@ -51,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples for the rating intervals, at least 10 (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_torch_threads_argument(p)
+    add_workers_arguments(p)
     return p
 
 
@@ -75,21 +87,33 @@ def main(argv: list[str] | None = None) -> int:
     check_output_dir(parser, args.out, "--out")
     specs = agent_specs(parser, args)
     rules = rules_from_args(parser, args)
+    seeds = match_seeds(specs, args.seed, args.agent_seed)
     try:
-        agents = [make_arena_agent(spec, rules, args.seed + 1000 * (i + 1))
+        agents = [make_arena_agent(spec, rules, agent_seed(seeds.agents, i, 0))
                   for i, spec in enumerate(specs)]
     except (ValueError, NotImplementedError) as e:
         parser.error(str(e))
     apply_torch_threads(args.torch_threads)
     for agent, spec in zip(agents, specs):  # the spec as given names the agent
         agent.name = spec
-    report = play_ladder(rules, agents, args.games, seed=args.seed, batch_size=args.batch_size,
+    report = play_ladder(rules, agents, args.games, seed=seeds.deal, agent_root=seeds.agents,
+                         batch_size=args.batch_size,
                          bootstrap=args.bootstrap, progress=not args.no_progress,
-                         meta={"command": "rummy500 ladder " + " ".join(args_in)})
+                         meta={"command": "rummy500 ladder " + " ".join(args_in),
+                               "agent_seed": seeds.agents, "sealed": seeds.sealed},
+                         specs=specs, workers=workers_from_args(parser, args))
+    if report["stopped"]:
+        print(f"rummy500 ladder: {report['stopped']}; the ladder stopped after "
+              f"{report['meta']['games']:,} finished games, rated below", file=sys.stderr)
     print(ladder_markdown(report), end="")
     if args.out:
-        print("wrote " + ", ".join(str(p) for p in write_ladder(report, args.out)))
-    return 0
+        try:
+            print("wrote " + ", ".join(str(p) for p in write_ladder(report, args.out)))
+        except OSError as e:
+            print(f"rummy500 ladder: cannot write {e.filename or args.out}: "
+                  f"{e.strerror or e}; the ladder above is whole", file=sys.stderr)
+            return 1
+    return stopped_status(report["stopped"])
 
 
 if __name__ == "__main__":

@@ -30,17 +30,15 @@ from rummy_env.core import (
     PHASE_NAMES,
     BatchRecorder,
     Decision,
+    Games,
     Rules,
     State,
     action_layout,
     card_text,
     count_texts,
     daily_seed,
-    init,
-    legal_mask,
     meld_cards,
     player_view,
-    step_inplace,
     write_records,
 )
 
@@ -134,13 +132,14 @@ def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
     bots = {s: opponents[k % len(opponents)]
             for k, s in enumerate(x for x in range(p) if x != seat)}
     names = ["you" if s == seat else f"{bots[s].name} (seat {s})" for s in range(p)]
-    state = init(rules, seed, game_ids=[game_id])
+    game = Games(rules, 1, seed, deals=[game_id], one_game=True)
+    state = game.state
     recorder = BatchRecorder(rules, seed)
     recorder.start(0, game_id, ["human" if s == seat else bots[s].name for s in range(p)])
     say(f"{game_words(rules)} Seed {seed}.")
     say("\n".join(f"  {line}" for line in rules_words(rules)))
     while not state.game_over[0]:
-        mask = legal_mask(rules, state)
+        mask = game.mask()
         actor = int(state.current_player[0])
         if actor == seat:
             say(render_for_seat(rules, state, seat, names))
@@ -148,11 +147,11 @@ def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
             say("  moves: " + "  ".join(f"[{i + 1}] {t}" for i, t in enumerate(legal)))
             action = read_move(legal, action_ids, ask, say)
         else:
-            view = player_view(rules, state, np.array([actor]), np.array([0]))
+            view = game.view(np.array([actor]), np.array([0]))
             action = int(bots[actor].act(Decision(rules, mask, view))[0])
             say(f"  {names[actor]}: {action_ids.text(action)}")
         recorder.actions(np.array([0]), np.array([action]))
-        step_inplace(rules, state, np.array([action]), mask=mask)
+        game.step(np.array([action]))
         if state.hand_ended[0]:
             say(f"*** hand over: scores {state.hand_scores[0].tolist()}, "
                 f"totals {state.totals[0].tolist()}")

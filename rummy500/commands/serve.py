@@ -2,7 +2,9 @@
 
 Starts a local web server (127.0.0.1 unless ``--host`` says otherwise) and
 prints its address; open it in a browser. Each tab plays its own game; saved
-games go to ``--records`` in the format of ``rummy500 play --record``.
+games go to ``--records`` in the format of ``rummy500 play --record``. Pages see
+each agent offered by a name (``--agents NAME=SPEC``, or a short one made from the
+spec), never its command line or files. Stopping the server ends every game's agents.
 Ctrl-C (SIGINT) or SIGTERM stops it, also when it was started in the background
 of a script (where SIGINT comes ignored).
 """
@@ -22,7 +24,7 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.train.interrupt import STOP_SIGNALS
 from rummy500.web.server import make_server
-from rummy500.web.tables import TABLE_AGENTS
+from rummy500.web.tables import TABLE_AGENTS, offered_agents
 
 
 def _stop(number: int, frame: FrameType | None) -> None:
@@ -43,11 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle-minutes", type=positive_float, default=30.0,
                         help="a game untouched this long is closed (default 30)")
     parser.add_argument("--agents", nargs="+", metavar="AGENT", default=list(TABLE_AGENTS),
-                        help=f"the agents a page may seat ({SPEC_FORMS}); a page picks among "
-                        f"these and names none of its own (default: {' '.join(TABLE_AGENTS)})")
+                        help=f"the agents a page may seat ({SPEC_FORMS}), each as NAME=SPEC to "
+                        "show the pages NAME; a page picks among these and names none of its "
+                        f"own (default: {' '.join(TABLE_AGENTS)})")
     parser.add_argument("--log", action="store_true", help="print one line per request")
     args = parser.parse_args(argv)
-    for spec in args.agents:
+    for spec in offered_agents(args.agents).values():
         try:
             check_spec(spec)
         except ValueError as e:

@@ -28,6 +28,9 @@ from rummy500.commands.arg_checks import (
     seed_number,
 )
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
+from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
+from rummy500.eval.sealing import match_seeds
+from rummy500.eval.shards import agent_seed
 from rummy500.eval.tournament import play_tournaments, round_sizes
 from rummy500.eval.tournament_report import (
     build_tournament_report,
@@ -56,8 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_arguments(p)
     p.add_argument("--pcr", type=positive_int, metavar="N",
                    help="also report chips per tournament at this point chip ratio")
-    p.add_argument("--seed", type=seed_number, default=0, help="draw and deal seed "
-                                                                    "(default 0)")
+    p.add_argument("--seed", type=seed_number, default=None,
+                   help="draw and deal seed (default 0; tournaments seating a cmd: agent draw "
+                        "it unseen and print it after)")
+    p.add_argument("--agent-seed", type=seed_number, default=None, metavar="R",
+                   help="root of the agents' seeds (default the deal seed; drawn unseen when "
+                        "a cmd: agent sits): with --seed, replays sealed tournaments")
     p.add_argument("--daily", action="store_true",
                    help="seed from today's UTC date (overrides --seed)")
     p.add_argument("--out", metavar="DIR",
@@ -65,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=positive_int, default=1024,
                    help="games played side by side (default 1024)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_workers_arguments(p)
     return p
 
 
@@ -107,10 +115,12 @@ def main(argv: list[str] | None = None) -> int:
             rules.replace(players=size)
         except ValueError as e:
             parser.error(f"tables of {size}: {e}")
-    seed, day = (daily_seed() if args.daily else (args.seed, None))
+    day = daily_seed()[1] if args.daily else None
+    seeds = match_seeds(specs, daily_seed()[0] if args.daily else args.seed, args.agent_seed)
+    seed = seeds.deal
 
     def make_agents(table_rules):
-        agents = [make_agent(spec, table_rules, seed + 1000 * (i + 1))
+        agents = [make_agent(spec, table_rules, agent_seed(seeds.agents, i, 0))
                   for i, spec in enumerate(specs)]
         for agent, spec in zip(agents, specs):
             agent.name = spec
@@ -129,10 +139,13 @@ def main(argv: list[str] | None = None) -> int:
               disable=args.no_progress) as bar:
         result = play_tournaments(rules, make_agents, entries, args.table_size,
                                   args.tournaments, seed=seed, pcr=args.pcr,
-                                  batch_size=args.batch_size, on_games=bar.update)
+                                  batch_size=args.batch_size, on_games=bar.update,
+                                  specs=specs, workers=workers_from_args(parser, args),
+                                  agent_root=seeds.agents)
     report = build_tournament_report(result, pcr=args.pcr, meta={
         "preset": rules.preset, "rules": rules.to_dict(), "daily": day,
-        "command": "rummy500 tournament " + " ".join(args_in)})
+        "command": "rummy500 tournament " + " ".join(args_in), "seed": seeds.deal,
+        "agent_seed": seeds.agents, "sealed": seeds.sealed})
     print(tournament_markdown(report), end="")
     if args.out:
         print("wrote " + ", ".join(str(p) for p in write_tournament_report(report, args.out)))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from rummy500.commands.arg_checks import CommandParser, output_dir_problem
 from rummy500.commands.rules_args import rules_command_line
-from rummy500.train.config import load_config, recipe_names, recipe_path
+from rummy500.train.config import BACKENDS, load_config, recipe_names, recipe_path
 from rummy500.train.config_checks import ConfigError
 from rummy_env.core import Rules
 
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                         "last.pt, with the config stored there")
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"],
                         help="where the network runs (default: the config's, auto)")
-    parser.add_argument("--backend", choices=["builtin", "rllib"], default="builtin",
+    parser.add_argument("--backend", choices=list(BACKENDS), default="builtin",
                         help="builtin PPO (default) or Ray RLlib (pip install -e '.[rllib]'; "
                         "config: rllib_selfplay)")
     args = parser.parse_args(argv)

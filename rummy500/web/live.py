@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,15 +20,13 @@ from rummy_env.core import (
     BatchRecorder,
     Decision,
     GameRecord,
+    Games,
     Rules,
     action_layout,
-    init,
-    legal_mask,
-    player_view,
 )
 
 from .moves import IllegalMove, play_move
-from .refusals import Refusal
+from .refusals import AgentUnavailable, Refusal
 from .views import face_up_view, hand_end_view, seat_view
 
 PERSON = "human"
@@ -38,13 +37,20 @@ class LiveGame:
     """One game: rules, the deal's seed, an agent per seat not played by the person."""
 
     def __init__(self, rules: Rules, seed: int, agents: dict[int, Agent],
-                 person: int | None) -> None:
+                 person: int | None, names: dict[int, str] | None = None,
+                 remake: Callable[[int], Agent] | None = None) -> None:
+        """``names``: what the page calls each agent seat (the names the operator offered;
+        default the agents' own); ``remake(seat)``: a fresh agent for a seat whose agent
+        failed (none: the failed agent stays)."""
         self.rules, self.seed, self.agents, self.person = rules, seed, agents, person
+        self.remake = remake
         self.lock = threading.Lock()
-        self.state = init(rules, seed, game_ids=[0])
-        self.names = ["you" if s == person else agents[s].name for s in range(rules.players)]
+        self.game = Games(rules, 1, seed, one_game=True)
+        self.state = self.game.state
+        shown = names or {s: agent.name for s, agent in agents.items()}
+        self.names = ["you" if s == person else shown[s] for s in range(rules.players)]
         self.recorder = BatchRecorder(rules, seed)
-        self.recorder.start(0, 0, [PERSON if s == person else agents[s].name
+        self.recorder.start(0, 0, [PERSON if s == person else shown[s]
                                    for s in range(rules.players)])
         self.version = 0
         self.last_move: dict[str, Any] | None = None
@@ -54,6 +60,12 @@ class LiveGame:
     @property
     def kind(self) -> str:
         return "watch" if self.person is None else "play"
+
+    def close(self) -> None:
+        """End what the game's agents hold (a ``cmd:`` agent's process); called when the game
+        ends, is closed or expires, and when the server stops (more than once is fine)."""
+        for agent in self.agents.values():
+            close_agent(agent)
 
     # Reading ---------------------------------------------------------------------
     def view(self, face_up: bool = False) -> dict[str, Any]:
@@ -121,14 +133,28 @@ class LiveGame:
             to_play = int(self.state.current_player[0])
             if to_play == self.person:
                 raise Refusal(409, "it is your turn: the agents wait for your move")
-            mask = legal_mask(self.rules, self.state)
-            seen = player_view(self.rules, self.state, np.array([to_play]), np.array([0]))
+            seen = self.game.view(np.array([to_play]), np.array([0]))
             try:
-                action = int(self.agents[to_play].act(Decision(self.rules, mask, seen))[0])
+                action = int(self.agents[to_play].act(Decision(self.rules, self.game.mask(),
+                                                               seen))[0])
             except AgentFailure as e:  # an agent from outside: the game waits, unchanged
-                raise Refusal(502, str(e)) from None
+                self._replace(to_play)
+                raise AgentUnavailable(self.names[to_play], str(e)) from None
             self._apply(action)
             return self._view(face_up)
+
+    def _replace(self, seat: int) -> None:
+        """Close the failed agent of ``seat`` and seat a fresh one in its place, so that the
+        next ``advance`` tries again (a failed process is not asked twice); when no fresh
+        one can be made, the failed one stays and fails again."""
+        if self.remake is None:
+            return
+        try:
+            fresh = self.remake(seat)
+        except (ValueError, NotImplementedError):
+            return
+        close_agent(self.agents[seat])
+        self.agents[seat] = fresh
 
     def record(self) -> GameRecord:
         """The finished game's record (the format of ``rummy500 play --record``)."""
@@ -147,7 +173,7 @@ class LiveGame:
     def _apply(self, action: int) -> None:
         actor = int(self.state.current_player[0])
         try:
-            ended = play_move(self.rules, self.state, action)
+            ended = play_move(self.game, action)
         except IllegalMove as e:
             raise Refusal(409, str(e)) from None
         self.recorder.actions(np.array([0]), np.array([action]))
@@ -157,3 +183,11 @@ class LiveGame:
         if ended is not None:
             self.hand_end = {"version": self.version,
                              **hand_end_view(self.rules, ended)}
+        if self.state.game_over[0]:
+            self.close()
+
+
+def close_agent(agent: Agent) -> None:
+    """End what ``agent`` holds (a process), if it holds anything."""
+    if callable(getattr(agent, "close", None)):
+        agent.close()

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rummy_env.core import GameRecord, Rules, State, action_layout, replay
+from rummy_env.core import GameRecord, Games, Rules, State, action_layout, replay
 
 from .moves import play_move
 from .refusals import Refusal
@@ -63,11 +63,12 @@ class ReplayFile:
             raise Refusal(400, f"seat must be in 0..{rules.players - 1}")
         start = min(max(move - 1, 0) // CHECKPOINT_EVERY, len(opened.checkpoints) - 1)
         state = opened.checkpoints[start].copy()
+        played = Games.of(rules, state, one_game=True)
         ids = action_layout(rules)
         last_move = ended = None
         for k in range(start * CHECKPOINT_EVERY, move):
             actor = int(state.current_player[0])
-            ended = play_move(rules, state, ids.parse(record.actions[k]))
+            ended = play_move(played, ids.parse(record.actions[k]))
             last_move = {"seat": actor, "name": record.agents[actor],
                          "text": record.actions[k]}
         names = record.agents

@@ -3,31 +3,18 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
-from rummy_env.core import GameRecord, write_records
+from rummy_env.core import GameRecord
+from rummy_env.core.records import write_whole
 
 
 def save_record(directory: str | Path, name: str, record: GameRecord) -> Path:
-    """Write ``record`` as ``directory/name`` (one JSON line, the ``play --record`` format).
-
-    The line goes to a temporary file in the same folder, is flushed to disk and
-    then renamed over the final name, so the file is either absent or whole.
-    """
+    """Write ``record`` as ``directory/name`` (one JSON line, the ``play --record`` format),
+    whole or not at all (``write_whole``), and flush the folder's entry of it."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".saving-", suffix=".jsonl", dir=folder)
-    os.close(fd)
-    try:
-        write_records(tmp, [record], append=False)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        final = folder / name
-        os.replace(tmp, final)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    final = write_whole(folder / name, (record.to_json() + "\n").encode("utf-8"))
     _sync_folder(folder)
     return final
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from collections.abc import Sequence
 from http import HTTPStatus
@@ -38,10 +39,10 @@ from urllib.parse import parse_qs, urlsplit
 from rummy_env.core import PRESETS, daily_seed
 
 from .live import LiveGame
-from .refusals import Refusal
+from .refusals import AgentUnavailable, Refusal
 from .replays import ReplayFile
 from .saving import save_record
-from .tables import TABLE_AGENTS, Tables, new_game, record_file
+from .tables import TABLE_AGENTS, Tables, new_game, offered_agents, record_file
 
 MAX_BODY = 64 * 1024
 """Largest request body, except a record file."""
@@ -81,13 +82,15 @@ class TableServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # connections waiting to be accepted: a burst is served, not dropped
 
     def __init__(self, address: tuple[str, int], tables: Tables, records_dir: str | Path,
                  quiet: bool = True, agents: Sequence[str] = TABLE_AGENTS) -> None:
         super().__init__(address, TableHandler)
         self.tables, self.records_dir, self.quiet = tables, Path(records_dir), quiet
-        self.agents = list(dict.fromkeys(spec.strip() for spec in agents))
-        """The agent specs a page may seat, as the person who started the server named them."""
+        self.agents = offered_agents(agents)
+        """Name -> spec of the agents a page may seat (``offered_agents``): pages see and send
+        only the names."""
         self.files = static_files()
         host, port = self.server_address[:2]
         # Loopback servers answer only to loopback names: a web page elsewhere cannot
@@ -99,6 +102,21 @@ class TableServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/"
+
+    def service_actions(self) -> None:
+        """Between requests (``serve_forever`` calls it twice a second): close idle games, so
+        a forgotten tab's agent processes end even when no request comes."""
+        self.tables.expire()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up mid-request is no error worth a traceback; the rest are."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+    def server_close(self) -> None:
+        """Stop listening and close every game (their agents' processes end)."""
+        super().server_close()
+        self.tables.close_all()
 
 
 class TableHandler(BaseHTTPRequestHandler):
@@ -129,7 +147,11 @@ class TableHandler(BaseHTTPRequestHandler):
             self.query = {k: v[-1] for k, v in parse_qs(url.query).items()}
             self._send_json(200, getattr(self, handler)(*groups))
         except Refusal as e:
+            if isinstance(e, AgentUnavailable):
+                self.log_error("%s", e.detail)
             self._send_json(e.status, {"error": e.message, "status": e.status})
+        except ConnectionError:  # the client hung up: nobody to answer
+            self.close_connection = True
         except Exception as e:  # a bug must not take the server down, nor hide
             self.log_error("error on %s %s: %r", method, self.path, e)
             self._send_json(500, {"error": "internal error (the server's log has the details)",
@@ -195,12 +217,12 @@ class TableHandler(BaseHTTPRequestHandler):
     # API -----------------------------------------------------------------------
     def options(self) -> dict[str, Any]:
         seed, day = daily_seed()
-        return {"presets": sorted(PRESETS), "agents": self.server.agents,
+        return {"presets": sorted(PRESETS), "agents": list(self.server.agents),
                 "daily": {"date": day}, "max_players": 8}
 
     def create_game(self) -> dict[str, Any]:
-        game = new_game(self._body(), self.server.agents)
-        game_id = self.server.tables.add(game)
+        body = self._body()
+        game_id, game = self.server.tables.add(lambda: new_game(body, self.server.agents))
         return {"id": game_id, **game.view()}
 
     def show_game(self, game_id: str) -> dict[str, Any]:
@@ -240,11 +262,11 @@ class TableHandler(BaseHTTPRequestHandler):
             self.log_error("cannot save %s: %r", game_id, e)
             raise Refusal(503, "this server cannot save records (its records folder cannot be "
                           "written); download the record instead") from None
-        return {"path": str(path)}
+        return {"path": path.name}
 
     def open_replay(self) -> dict[str, Any]:
-        replays = record_file(self._body(MAX_RECORD_BODY))
-        replay_id = self.server.tables.add(replays)
+        body = self._body(MAX_RECORD_BODY)
+        replay_id, replays = self.server.tables.add(lambda: record_file(body))
         return {"id": replay_id, "games": replays.games()}
 
     def replay_frame(self, replay_id: str) -> dict[str, Any]:

@@ -19,7 +19,9 @@ The contract (``__all__``), by job:
 
 * the rules: ``Rules`` (a validated, frozen config) and ``PRESETS``;
 * the games: ``State``, ``init``, ``step``, ``step_inplace``, ``legal_mask``,
-  ``sample_legal``; deals: ``GameStream``, ``game_keys``, ``deck_cards``,
+  ``sample_legal``; playing many games: ``Games`` (the one stateful driver: deals,
+  kept tables, the one-game path; everything that drives games goes through it);
+  deals: ``GameStream``, ``game_keys``, ``deck_cards``,
   ``dealer_of_hand``, ``daily_seed``, ``check_seed`` (the one seed range);
   phases: ``PHASE_NAMES`` and ``PHASE_DRAW``, ``PHASE_PLAY``, ``PHASE_CALL``,
   ``PHASE_CALL_PLAY``, ``PHASE_HAND_OVER``, ``PHASE_GAME_OVER``; scoring: ``chips``;
@@ -34,7 +36,7 @@ The contract (``__all__``), by job:
   ``GameRecord``, ``BatchRecorder``, ``read_records``, ``write_records``, ``replay``.
 
 The other modules serve these; those whose names start with ``_`` (the one-game
-path, the table cache) are speed-ups private to the project.
+path, the table cache) are speed-ups private to the engine, reached through ``Games``.
 """
 
 from .actions import LAYOFF_DIRECTIONS, ActionLayout, action_layout
@@ -55,6 +57,7 @@ from .cards import (
 from .chips import chips
 from .deal import check_seed, daily_seed, dealer_of_hand, deck_cards, game_keys
 from .decision import Decision, sample_legal
+from .games import Games
 from .observation import (
     OBS_VERSION,
     CompactObservation,
@@ -66,7 +69,13 @@ from .observation import (
 )
 from .patterns import KIND_RUN, KIND_SET
 from .position import PositionError, from_position, legal_texts, meld_cards, snapshot
-from .records import BatchRecorder, GameRecord, read_records, replay, write_records
+from .records import (
+    BatchRecorder,
+    GameRecord,
+    read_records,
+    replay,
+    write_records,
+)
 from .rules import PRESETS, Rules
 from .state import (
     PHASE_CALL,
@@ -89,6 +98,7 @@ __all__ = [
     "Decision",
     "GameRecord",
     "GameStream",
+    "Games",
     "JOKER",
     "KIND_RUN",
     "KIND_SET",

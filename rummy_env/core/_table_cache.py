@@ -15,6 +15,9 @@ table the same way, in plain Python (``rummy_env/core/_one_game/kept.py``).
 Call ``update`` after every change of the batch (each step, each reset of some
 games): a row skipped over several changes could meet a new table with an old
 table's key. ``forget`` drops what is kept, for a batch changed any other way.
+``Games`` (``rummy_env/core/games.py``) is the one caller outside the engine's tests:
+it brings the cache up to date before every step and every read, so nothing above the
+engine holds one.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ class ActionLayout:
         >>> ids.illegal_message(-3, row, " in game 0")
         "illegal action in game 0: 'id -3 (outside 0..954)'; legal: ['draw']"
         """
-        legal = [self.text(i) for i in np.flatnonzero(legal_row)]
+        legal = [self.text(i) for i in np.flatnonzero(legal_row).tolist()]
         return f"illegal action{where}: {self.describe(action)!r}; legal: {legal}"
 
     def describe(self, action: int) -> str:

@@ -12,6 +12,7 @@ sees hidden cards (the ``oracle``, a bound for research, never a fair player).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,9 +36,29 @@ class Decision:
     """The true games of the n decisions, hidden cards and all: set by the arena for agents
     whose ``sees_hidden`` is True, None everywhere else."""
 
+    def __post_init__(self) -> None:
+        """Every array handed out is a read-only view: an agent cannot change the mask the
+        legality check reads, nor the engine's state behind a view (the arrays themselves
+        stay writable for their owner)."""
+        self.mask = read_only(self.mask)
+        if dataclasses.is_dataclass(self.view):
+            self.view = dataclasses.replace(self.view, **{
+                f.name: read_only(getattr(self.view, f.name))
+                for f in dataclasses.fields(self.view)
+                if isinstance(getattr(self.view, f.name), np.ndarray)})
+        if isinstance(self.observation, np.ndarray):
+            self.observation = read_only(self.observation)
+
     @property
     def size(self) -> int:
         return self.mask.shape[0]
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (``array`` itself unchanged)."""
+    view = np.asarray(array).view()
+    view.setflags(write=False)
+    return view
 
 
 def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

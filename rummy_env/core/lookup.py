@@ -132,7 +132,7 @@ def _makeable_table(missing: np.ndarray, allowed: np.ndarray, groups: int,
 
 
 def _partner_table(allowed: np.ndarray) -> np.ndarray:
-    pairs: list[list[tuple[int, int]]] = [[] for _ in range(N_CARD_IDS)]
+    pairs: list[list[tuple[int, ...]]] = [[] for _ in range(N_CARD_IDS)]
     for p in np.flatnonzero(allowed & (PATTERN_SIZE == 3)):
         cards = [int(c) for c in PATTERN_CARDS[p, :3]]
         for c in cards:

@@ -50,6 +50,7 @@ def legal_mask(rules: Rules, state: State, fits: np.ndarray | None = None,
 
     def in_phase(phase: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The games in ``phase``, their ``fits`` and ``blocked`` (all: no selection)."""
+        assert fits is not None  # worked out above whenever a phase that needs it has games
         if games[phase] == b:
             return np.arange(b), fits, blocked
         rows = (state.phase == phase).nonzero()[0]
@@ -140,7 +141,7 @@ def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile_game:
     ``pile_card``, ``pile_depth``: every pile card of the games ``rows`` (``_pile_pairs``)."""
     n = rows.size
     # The least depth over a card's copies (its topmost), by one fast minimum.at.
-    available = np.full(n * (NO_CARD + 1), width + 1, np.int16)
+    available: np.ndarray = np.full(n * (NO_CARD + 1), width + 1, np.int16)
     np.minimum.at(available, pile_game * (NO_CARD + 1) + pile_card, pile_depth.astype(np.int16))
     available = available.reshape(n, NO_CARD + 1)
     available[:, :N_NATURAL] *= state.hand[rows, seat, :N_NATURAL] == 0  # 0: in hand
@@ -231,7 +232,7 @@ def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.n
     jk = ~natural
     if jk.any():
         lays[jk] = joker_layable(fits[game[jk]], present[jk],
-                                 None if blocked is None else blocked_m[jk])
+                                 None if blocked_m is None else blocked_m[jk])
     return melds, lays
 
 

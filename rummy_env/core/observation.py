@@ -66,7 +66,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Literal, NamedTuple, overload
 
 import numpy as np
 
@@ -176,6 +176,20 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     low.setflags(write=False)
     high.setflags(write=False)
     return low, high
+
+
+@overload
+def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
+            rows: np.ndarray | None = None, points: np.ndarray | None = None,
+            table: np.ndarray | None = None, out: np.ndarray | None = None,
+            compact: Literal[False] = False) -> np.ndarray: ...
+
+
+@overload
+def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
+            rows: np.ndarray | None = None, points: np.ndarray | None = None,
+            table: np.ndarray | None = None, out: np.ndarray | None = None,
+            compact: bool = False) -> np.ndarray | CompactObservation: ...
 
 
 def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
@@ -379,7 +393,7 @@ def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
         flat[at_card + col["pile_depth"]] = depth
     else:  # copies add up; the topmost copy has the greatest height (deck + 1 - depth)
         add_at(flat, (at_card + col["pile"],), 1)
-        height = np.zeros(n * C, np.int64)
+        height: np.ndarray = np.zeros(n * C, np.int64)
         np.maximum.at(height, r * C + card, rules.deck_cards + 1 - depth)
         height = height.reshape(n, C)
         codes[:, col["pile_depth"]: col["pile_depth"] + C] = np.where(
@@ -418,6 +432,16 @@ def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
             axis=1, dtype=np.uint8)
     codes[:, col["unseen"]: col["unseen"] + C] = plan.deck_counts[None, :] - visible
     return codes
+
+
+@overload
+def table_codes(rules: Rules, melds, rows: np.ndarray | None = None,
+                points: Literal[False] = False) -> np.ndarray: ...
+
+
+@overload
+def table_codes(rules: Rules, melds, rows: np.ndarray | None = None, *,
+                points: Literal[True]) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def table_codes(rules: Rules, melds, rows: np.ndarray | None = None,

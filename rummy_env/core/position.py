@@ -240,8 +240,11 @@ def meld_cards(state: State | PlayerView, g: int, m: int) -> tuple[list[str], li
     State, or of a seat's PlayerView (the same meld fields, its seats relative)."""
     kind = int(state.meld_kind[g, m])
     key = int(state.meld_key[g, m])
+    by = state.meld_by
+    if by is None:
+        raise ValueError("a PlayerView made with owners=False does not say who laid a meld")
     if kind == KIND_SET:
-        slots = [s for s in range(4) if state.meld_by[g, m, s] >= 0]
+        slots = [s for s in range(4) if by[g, m, s] >= 0]
         cards = [s * N_RANKS + key for s in slots]
     elif kind == KIND_RUN:
         start, length = int(state.meld_start[g, m]), int(state.meld_len[g, m])
@@ -253,14 +256,14 @@ def meld_cards(state: State | PlayerView, g: int, m: int) -> tuple[list[str], li
         f"JK={card_text(c)}" if state.meld_joker[g, m, s] else card_text(c)
         for c, s in zip(cards, slots)
     ]
-    return texts, [int(state.meld_by[g, m, s]) for s in slots]
+    return texts, [int(by[g, m, s]) for s in slots]
 
 
 def legal_texts(rules: Rules, state: State, g: int, mask: np.ndarray | None = None) -> list[str]:
     """Sorted canonical texts of game ``g``'s legal actions."""
     row = mask[g] if mask is not None else legal_mask(rules, state.select([g]))[0]
     action_ids = action_layout(rules)
-    return sorted(action_ids.text(a) for a in np.flatnonzero(row))
+    return sorted(action_ids.text(a) for a in np.flatnonzero(row).tolist())
 
 
 def snapshot(rules: Rules, state: State, g: int = 0, mask: np.ndarray | None = None) -> dict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .actions import action_layout
+from .names import printable_name
 from .rules import Rules, is_int
 from .state import State
 from .step import init, legal_mask, step_inplace
@@ -54,7 +56,8 @@ class GameRecord:
             raise ValueError(f"unknown record key(s) {unknown}")
         record = cls(**data)
         record.check()
-        return record
+        record.agents = [printable_name(a) for a in record.agents]  # a file's names are
+        return record                                              # printed and shown
 
     def check(self) -> None:
         """ValueError naming the first field that cannot describe a real game."""
@@ -84,7 +87,7 @@ def replay(record: GameRecord, on_step=None) -> State:
     result differs. ``on_step(state, action_text)`` is called before each action."""
     rules = Rules.from_dict(record.rules)
     action_ids = action_layout(rules)
-    state = init(rules, record.seed, game_ids=[record.game_id])
+    state = init(rules, record.seed, game_ids=np.array([record.game_id]))
     for i, text in enumerate(record.actions):
         if on_step is not None:
             on_step(state, text)
@@ -107,16 +110,55 @@ KB): a longer line is damaged, not a game, and is skipped unread."""
 def write_records(path: str | Path, records: Iterable[GameRecord], append: bool = True) -> None:
     """Write ``records`` as JSON lines, appended by default. Each game is one ``write`` of
     one whole line, flushed to disk at the end; an append to a file whose last line was cut
-    off (a crash while writing) starts on a fresh line, so only that cut game is lost."""
-    with open(path, "a+b" if append else "wb") as f:
-        if append and f.seek(0, os.SEEK_END) > 0:
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":  # (writes in append mode go to the end)
-                f.write(b"\n")
-        for record in records:
-            f.write((record.to_json() + "\n").encode("utf-8"))
-            f.flush()
-        os.fsync(f.fileno())
+    off (a crash while writing) starts on a fresh line, so only that cut game is lost. A
+    write that fails (a full disk) cuts the file back to its last whole line and raises
+    OSError, whose ``records_written`` says how many of ``records`` are in the file."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC), 0o666)
+    try:
+        end, written = os.lseek(fd, 0, os.SEEK_END), 0
+        try:
+            if append and end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+                _write_all(fd, b"\n")
+            for record in records:
+                line = (record.to_json() + "\n").encode("utf-8")
+                _write_all(fd, line)
+                end, written = os.lseek(fd, 0, os.SEEK_CUR), written + 1
+            os.fsync(fd)
+        except OSError as e:
+            os.ftruncate(fd, end)  # frees the part of a line written: no half line is left
+            e.records_written = written  # type: ignore[attr-defined]  # the recorder reads it
+            raise
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (a short write goes on; a failed one raises OSError)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def write_whole(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` as the file ``path``, whole or not at all: to a temporary file in the
+    same folder, flushed to disk, then renamed over ``path``. A write that fails (a full
+    disk) leaves ``path`` as it was and raises OSError."""
+    path = Path(path)
+    tmp = path.parent / f"{path.name}.{secrets.token_hex(6)}.tmp"
+    try:  # (0o666: the file gets the permissions the umask gives, as open() would)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException as e:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):  # named by the file meant, not the temporary one
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        raise
+    return path
 
 
 def read_records(path: str | Path,
@@ -169,13 +211,19 @@ class BatchRecorder:
     """Collects the records of games played in a batch. Each open game has a key (its
     row, or its index in a match) so rows may move while games are played. With ``path``
     each game is appended to that file as it finishes, so a process killed mid-match
-    loses only the games still being played."""
+    loses only the games still being played; a write that fails (a full disk) leaves the
+    file whole, stops the writing and says why in ``failed`` (the games stay in
+    ``done``)."""
 
     def __init__(self, rules: Rules, seed: int, path: str | Path | None = None) -> None:
         self.rules, self.seed, self.path = rules, seed, path
         self.action_ids = action_layout(rules)
         self.open: dict[int, GameRecord] = {}
         self.done: list[GameRecord] = []
+        self.written = 0
+        """Games appended to ``path``."""
+        self.failed: str | None = None
+        """Why writing to ``path`` stopped (``cannot write PATH: reason``), else None."""
 
     def start(self, key: int, game_id: int, agents: list[str]) -> None:
         self.open[int(key)] = GameRecord(self.rules.to_dict(), self.seed, int(game_id), agents)
@@ -184,6 +232,10 @@ class BatchRecorder:
         for key, action in zip(np.asarray(keys).tolist(), np.asarray(actions).tolist()):
             if key in self.open:
                 self.open[key].actions.append(self.action_ids.text(action))
+
+    def add(self, records: list[GameRecord]) -> None:
+        """Take games finished elsewhere (by a worker process), as if they finished here."""
+        self._keep(records)
 
     def finish(self, state: State, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
         """Close the games of ``keys`` (default: the rows), reading results from ``rows``."""
@@ -194,6 +246,15 @@ class BatchRecorder:
             if record is not None:
                 record.result = game_result(state, row)
                 finished.append(record)
-        self.done += finished
-        if self.path is not None and finished:  # the games that ended in this step, at once
-            write_records(self.path, finished)
+        self._keep(finished)
+
+    def _keep(self, records: list[GameRecord]) -> None:
+        """Hold finished games, and append them to ``path`` at once (until a write fails)."""
+        self.done += records
+        if self.path is not None and records and self.failed is None:
+            try:
+                write_records(self.path, records)
+                self.written += len(records)
+            except OSError as e:
+                self.written += getattr(e, "records_written", 0)
+                self.failed = f"cannot write {self.path}: {e.strerror or e}"

@@ -122,6 +122,10 @@ class Rules:
         if self.dig_swap and not self.joker_swap:
             raise ValueError("rules: dig_swap=True needs joker_swap=True (the dug card swaps a "
                              "melded joker); set joker_swap: true or dig_swap: false")
+        if self.floating and self.discard_required:
+            raise ValueError("rules: floating=True cannot take effect under discard_required=True "
+                             "(no meld or lay-off may empty a hand, so nobody ever floats); "
+                             "set floating: false or discard_required: false")
         needed = self.players * self.hand_cards + 1
         if needed > self.deck_cards:
             raise ValueError(

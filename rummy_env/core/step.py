@@ -184,9 +184,9 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
         out.append(emptied[~floating])
         turn_over.append(emptied[floating])
     if out:
-        out = np.concatenate(out)
-        state.went_out[out] = state.current_player[out]
-        hand_over.append(out)
+        went_out = np.concatenate(out)
+        state.went_out[went_out] = state.current_player[went_out]
+        hand_over.append(went_out)
 
     if done.size:
         done_out = done[state.hand_size[done, state.current_player[done]] == 0] \
@@ -199,9 +199,9 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
         ended = _finish_turns(rules, t, state, np.concatenate(turn_over), discarded,
                               fits, blocked)
         hand_over.append(ended)
-    hand_over = np.concatenate(hand_over)  # sorted below: the order they came in is no matter
-    if hand_over.size:
-        _end_hands(rules, state, np.sort(hand_over), auto_deal)
+    ended_hands = np.concatenate(hand_over)  # sorted below: the order they came in is no matter
+    if ended_hands.size:
+        _end_hands(rules, state, np.sort(ended_hands), auto_deal)
 
 
 def _one_game_step(rules: Rules, state: State, actions: np.ndarray, mask: np.ndarray) -> bool:

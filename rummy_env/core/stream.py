@@ -1,7 +1,8 @@
 """A batch of games fed from a stream of game ids: a finished game makes room for the next.
 
 Every program that plays many games through the batched core (the vector env,
-the arena, the benchmarks) keeps a fixed number of slots busy this way. Game k
+the arena, the benchmarks) keeps a fixed number of slots busy this way, through the
+driver that owns the stream (``Games``). Game k
 of the stream is dealt from ``init(rules, seed, game_ids=[deals[k]])``, so it is
 the same game whatever the batch width or the order in which slots free up.
 

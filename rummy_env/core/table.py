@@ -84,7 +84,7 @@ def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def run_ends(ace_high: bool, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
+def run_ends(ace_high: bool, wrap: bool) -> tuple[np.ndarray, ...]:
     """(up, down) int16 [13 * 14]: the rank a run from ``start`` of ``length`` cards
     accepts at each end (entry ``start * 14 + length``), -1 none (so a table's run
     targets are one lookup)."""
@@ -113,7 +113,7 @@ def meld_accepts(rules: Rules, melds, at: tuple) -> np.ndarray:
 
     # A set of three lacks exactly one suit (a set's slots are its suits): the sum of
     # the empty suits' numbers.
-    missing_suit = sum(np.int16(suit) * (melds.meld_by[(*at, suit)] < 0) for suit in (1, 2, 3))
+    missing_suit = sum(np.int16(suit) * (melds.meld_by[at + (suit,)] < 0) for suit in (1, 2, 3))
     is_set = (kind == KIND_SET) & (length == 3)
     accepts[..., LAYOFF_SET] = np.where(is_set, missing_suit * N_RANKS + key, -1)
 

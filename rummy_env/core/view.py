@@ -57,6 +57,13 @@ class PlayerView:
     def size(self) -> int:
         return self.seat.shape[0]
 
+    def laid_by(self) -> np.ndarray:
+        """``meld_by``; a ValueError for a view made with ``owners=False``, which has none."""
+        if self.meld_by is None:
+            raise ValueError("this PlayerView was made with owners=False: it does not say "
+                             "who laid each meld")
+        return self.meld_by
+
 
 def relative_order(players: int, seats: np.ndarray) -> np.ndarray:
     """int64 [n, P]: absolute seat at each relative position (0 = the seat itself)."""

@@ -47,7 +47,7 @@ def view_table_counts(view: PlayerView) -> np.ndarray:
     counts = np.zeros((n, N_CARD_IDS), np.int16)
     if used == 0:
         return counts
-    r, m, slot = np.nonzero(view.meld_by[:, :used] >= 0)
+    r, m, slot = np.nonzero(view.laid_by()[:, :used] >= 0)
     key = view.meld_key[r, m].astype(np.int64)
     natural = np.where(view.meld_kind[r, m] == KIND_SET, slot * N_RANKS + key, key * N_RANKS + slot)
     card = np.where(view.meld_joker[r, m, slot], JOKER, natural)
@@ -139,7 +139,7 @@ def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
     state.meld_start[:] = per_world(view.meld_start)
     state.meld_len[:] = per_world(view.meld_len)
     seat = per_world(view.seat).astype(np.int16)
-    by = per_world(view.meld_by).astype(np.int16)
+    by = per_world(view.laid_by()).astype(np.int16)
     state.meld_by[:] = np.where(by >= 0, (by + seat[:, None, None]) % p, -1)
     state.meld_joker[:] = per_world(view.meld_joker)
     state.n_melds[:] = per_world(view.n_melds)

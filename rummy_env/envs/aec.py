@@ -77,14 +77,12 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from rummy_env.core import (
+    Games,
     Rules,
     action_layout,
-    init,
     observation_bounds,
     observation_size,
-    step_inplace,
 )
-from rummy_env.core._one_game import OneGameMask, OneGameObserver
 
 from .checked import CheckedAEC
 from .episode import auto_deal, outcome
@@ -146,8 +144,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: ActionSpace(self._n_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
-        self._legal_mask = OneGameMask(self.rules)
-        self._observe = OneGameObserver(self.rules)
 
     # -- spaces ------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -161,7 +157,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         seed = check_seed(seed)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        self._state = init(self.rules, int(self._rng.integers(2**63)), 1)
+        self._games = Games(self.rules, 1, int(self._rng.integers(2**63)),
+                            auto_deal=self._auto_deal, one_game=True)
+        self._state = self._games.state
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -171,7 +169,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self._agent_steps = [0] * self.rules.players
         self._game_steps = 0
         self._winner = -1
-        self._hand_info = None
+        self._hand_info: dict[str, Any] | None = None
         self._set_infos()
         self._next_turn()
         if self.render_mode == "human":
@@ -179,7 +177,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
 
     def _next_turn(self) -> None:
         """Legal mask and agent of the new position; observations are made on demand."""
-        self._mask = self._legal_mask(self._state)
+        self._mask = self._games.mask()
         self._mask_i8 = self._mask[0].astype(np.int8)
         self._current_player = int(self._state.current_player[0])
         self._obs_cache: list[np.ndarray | None] = [None] * self.rules.players
@@ -189,7 +187,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         seat = self._seat[agent]
         obs = self._obs_cache[seat]
         if obs is None:
-            obs = self._observe(self._state, seat)
+            obs = self._games.observe_one(seat)
             self._obs_cache[seat] = obs
         # Only the seat to act has legal actions; a finished episode zeroes _mask_i8.
         if seat == self._current_player:
@@ -218,8 +216,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
             return
 
         state = self._state
-        step_inplace(self.rules, state, np.array([a]), auto_deal=self._auto_deal,
-                     mask=self._mask)
+        self._games.step(np.array([a]))
         seat = self._seat[agent]
         self._agent_steps[seat] += 1
         self._game_steps += 1

@@ -101,7 +101,7 @@ def outcome(rules: Rules, state: State, rows: np.ndarray, episode: str,
         winner = np.where(terminated, top_scorer(scores), -1).astype(np.int64)
 
     if reward == "win":
-        rewards = np.zeros((rows.size, p), np.float32)
+        rewards: np.ndarray = np.zeros((rows.size, p), np.float32)
         won = np.flatnonzero(winner >= 0)
         rewards[won] = -1.0 / (p - 1)
         rewards[won, winner[won]] = 1.0

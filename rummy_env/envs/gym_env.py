@@ -59,8 +59,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rummy_env.core import Rules, action_layout, init, step_inplace
-from rummy_env.core._one_game import OneGameMask, OneGameObserver
+from rummy_env.core import Games, Rules, State, action_layout
 
 from .episode import auto_deal, outcome
 from .info import game_info
@@ -74,6 +73,12 @@ class RummyGymEnv(gym.Env):
     """One learning seat; the other seats are played by ``opponents`` (module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    rules: Rules
+    episode: str
+    reward: str
+    pcr: int
+    illegal_action: str
+    """Set by ``options.configure``, as in every single-game env."""
 
     def __init__(self, rules: Rules | None = None, *, rules_file: str | None = None,
                  preset: str | None = None, opponents: Any = None, seat: int | str = 0,
@@ -90,11 +95,10 @@ class RummyGymEnv(gym.Env):
         opponents = opponent_list(opponents, self._random, p)
         self._policies = [as_policy(o, single=True) for o in opponents]
         self._auto_deal = auto_deal(self.episode)
-        self._state = None
+        self._games: Games | None = None
+        self._state: State | None = None
         self._mask: np.ndarray | None = None
         self._done_mask = np.zeros((1, self._layout.size), bool)
-        self._legal_mask = OneGameMask(self.rules)
-        self._observe = OneGameObserver(self.rules)
         self._done_mask[0, TERMINAL_MASK_ACTION] = True
 
     # -- episode -----------------------------------------------------------------
@@ -105,11 +109,13 @@ class RummyGymEnv(gym.Env):
         p = self.rules.players
         self.seat = (int(self.np_random.integers(p)) if self.seat_option == "random"
                      else int(self.seat_option))
-        self._state = init(self.rules, int(self.np_random.integers(2**63)), 1)
+        self._games = Games(self.rules, 1, int(self.np_random.integers(2**63)),
+                            auto_deal=self._auto_deal, one_game=True)
+        self._state = self._games.state
         self._done = self._terminated = self._truncated = False
         self._winner = -1
         self._length = 0
-        self._mask = self._legal_mask(self._state)
+        self._mask = self._games.mask()
         reward = self._play_opponents()
         if reward:  # nothing scores before the learner's first action
             raise AssertionError("reset: reward before the learner acted")
@@ -118,7 +124,7 @@ class RummyGymEnv(gym.Env):
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self._state is None or self._done:
+        if self._games is None or self._done:
             raise RuntimeError("step: call reset() first (the episode is over)")
         a = action_id(action)
         if not (0 <= a < self._layout.size and self._mask[0, a]):
@@ -143,8 +149,7 @@ class RummyGymEnv(gym.Env):
     def _apply(self, action: int) -> float:
         """Play one action of the seat to play; the learner's reward from it."""
         state = self._state
-        step_inplace(self.rules, state, np.array([action]), auto_deal=self._auto_deal,
-                     mask=self._mask)
+        self._games.step(np.array([action]))
         self._length += 1
         reward = 0.0
         self._terminated = self._truncated = False
@@ -156,7 +161,7 @@ class RummyGymEnv(gym.Env):
             self._truncated = bool(result.truncated[0])
             self._winner = int(result.winner[0])
         self._done = self._terminated or self._truncated
-        self._mask = self._done_mask if self._done else self._legal_mask(self._state)
+        self._mask = self._done_mask if self._done else self._games.mask()
         return reward
 
     def _play_opponents(self) -> float:
@@ -180,7 +185,7 @@ class RummyGymEnv(gym.Env):
         return self._observation(), -1.0, True, False, info
 
     def _observation(self) -> np.ndarray:
-        return self._observe(self._state, self.seat)
+        return self._games.observe_one(self.seat)
 
     def _info(self) -> dict[str, Any]:
         """The fixed keys: ``action_mask``, ``seat`` and those of ``rummy_env/envs/info.py``."""
@@ -188,7 +193,7 @@ class RummyGymEnv(gym.Env):
         info.update(game_info(self._state, winner=self._winner, length=self._length))
         return info
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # ansi text, as gymnasium's docs allow
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode "
                             "(pass render_mode='ansi' or 'human')")

@@ -71,6 +71,15 @@ def check_pcr(pcr: Any) -> int:
     return pcr
 
 
+def check_num_envs(num_envs: Any) -> int:
+    """The number of games a vector env plays side by side: an integer >= 1 (not a bool,
+    a float such as 2.0 or a string such as "4")."""
+    whole = not isinstance(num_envs, bool) and hasattr(type(num_envs), "__index__")
+    if not whole or num_envs < 1:
+        raise ValueError(f"num_envs={num_envs!r} is not allowed; allowed: an integer >= 1")
+    return int(num_envs)
+
+
 def check_seat(seat: Any, players: int) -> Any:
     """A learning seat: ``"random"`` or a seat number 0..P-1."""
     if not (seat == "random" or (isinstance(seat, int) and 0 <= seat < players)):

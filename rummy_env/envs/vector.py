@@ -52,7 +52,7 @@ loop runs only over seats (opponent groups) and action ranges.
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import secrets
 import time
 from typing import Any
@@ -64,17 +64,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from rummy_env.core import (
     CompactObservation,
     Decision,
-    GameStream,
+    Games,
     Rules,
     State,
     action_layout,
-    legal_mask,
     observation_size,
-    observe,
-    player_view,
-    step_inplace,
 )
-from rummy_env.core._table_cache import TableCache
 from rummy_env.core.deal import MAX_SEED
 
 from .episode import Outcome, auto_deal, outcome, top_scorer
@@ -87,38 +82,43 @@ from .options import (
     REWARDS,
     TERMINAL_MASK_ACTION,
     check_choice,
+    check_num_envs,
     check_pcr,
     check_seat,
     resolve_rules,
     single_spaces,
 )
 
+Observations = np.ndarray | CompactObservation
+"""float32 [B, D], or the compact codes and numbers of an env made with ``compact=True``."""
+
 
 class _Games:
-    """B games of one run: the state, game ids, per-episode counters and what the tables
-    accept and score (``tables``, kept up to date by ``RummyVectorEnv``)."""
+    """B games of one run: the engine's driver (``driver``: the games, their deals, what
+    their tables keep), the episode's rules of scoring and per-episode counters."""
 
     def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str,
                  pcr: int = 1) -> None:
-        if num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r} must be >= 1")
-        self.rules, self.num_envs = rules, num_envs
+        self.rules, self.num_envs = rules, check_num_envs(num_envs)
         self.episode = check_choice("episode", episode, EPISODES)
         self.reward = check_choice("reward", reward, REWARDS)
         self.pcr = check_pcr(pcr)
         self.auto_deal = auto_deal(episode)
-        self.state: State | None = None
-        self.tables = TableCache(rules, observed=True)
+        self.driver: Games | None = None
+
+    @property
+    def state(self) -> State | None:
+        """The games (None before the first ``start``)."""
+        return None if self.driver is None else self.driver.state
 
     def start(self, seed: int) -> None:
-        self.stream = GameStream(self.rules, seed, self.num_envs)
-        self.state = self.stream.state
+        self.driver = Games(self.rules, self.num_envs, seed, auto_deal=self.auto_deal,
+                            sees="observations")
         self.length = np.zeros(self.num_envs, np.int64)
-        self.tables.forget()
 
     def restart(self, rows: np.ndarray) -> None:
         """Deal fresh games (the next ids of the run) in ``rows``."""
-        self.stream.replace(rows)
+        self.driver.replace(rows)
         self.length[rows] = 0
 
     def results(self, rows: np.ndarray) -> tuple[np.ndarray, Outcome] | None:
@@ -151,7 +151,7 @@ class RummyVectorEnv:
                  reward: str = "win", episode: str = "game", pcr: int = 1,
                  compact: bool = False, **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
-        self.num_envs = num_envs
+        self.num_envs = check_num_envs(num_envs)
         if not isinstance(compact, bool):
             raise ValueError(f"compact={compact!r} must be True or False")
         self.compact = compact
@@ -172,37 +172,29 @@ class RummyVectorEnv:
 
     def decision(self, rows: np.ndarray, observations: np.ndarray | None = None) -> Decision:
         """What the seat to play in games ``rows`` sees now, as agents take it."""
-        view = player_view(self.rules, self.state, rows=rows, points=self._games.tables.points)
-        return Decision(self.rules, self.mask[rows], view, observations)
+        return Decision(self.rules, self.mask[rows], self._games.driver.view(rows=rows),
+                        observations)
 
     def snapshot(self) -> dict[str, Any]:
         """The games in progress and the run's next deal, as numpy arrays and ints (a
         trainer's checkpoint stores it; ``restore`` puts it back)."""
         games = self._games
-        return {"state": {f.name: getattr(games.state, f.name).copy()
-                          for f in dataclasses.fields(games.state)},
-                "next_game": int(games.stream.next_game),
-                "slot_game": games.stream.slot_game.copy(), "length": games.length.copy()}
+        return {**games.driver.snapshot(), "length": games.length.copy()}
 
-    def restore(self, snapshot: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def restore(self, snapshot: dict[str, Any]) -> tuple[Observations, np.ndarray, np.ndarray]:
         """Continue from a ``snapshot`` of a run of the same rules and size (after
         ``reset``); returns (obs, mask, seat) as ``reset`` does."""
         games = self._games
-        games.state.assign(slice(None), State(**{
-            name: np.asarray(value, getattr(games.state, name).dtype)
-            for name, value in snapshot["state"].items()}))
-        games.stream.next_game = int(snapshot["next_game"])
-        games.stream.slot_game[:] = snapshot["slot_game"]
+        games.driver.restore(snapshot)
         games.length[:] = snapshot["length"]
-        games.tables.forget()
         return self._mask_and_observe(None)
 
     def observations(self, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """float32 [n, D]: what seat ``seats[i]`` of game ``rows[i]`` observes now."""
-        return observe(self.rules, self.state, seats, rows)
+        return self._games.driver.observe(seats, rows)
 
     def reset(self, seed: int | None = None, *, out: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              ) -> tuple[Observations, np.ndarray, np.ndarray]:
         """Deal B new games: (obs float32 [B,D], mask bool [B,A], seat int64 [B]).
 
         ``seed`` restarts the run's game ids from 0; without it, the run goes on
@@ -220,36 +212,31 @@ class RummyVectorEnv:
         return self._mask_and_observe(out)
 
     def _mask_and_observe(self, out: np.ndarray | None
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(obs, mask, seat) of the games as they stand, the tables' cache brought up to
-        date first."""
-        tables = self._games.tables
-        tables.update(self.state)
-        self.mask = legal_mask(self.rules, self.state, fits=tables.fits, blocked=tables.blocked)
+                          ) -> tuple[Observations, np.ndarray, np.ndarray]:
+        """(obs, mask, seat) of the games as they stand."""
+        self.mask = self._games.driver.mask()
         return self._observe(out), self.mask, self.state.current_player.astype(np.int64)
 
-    def _observe(self, out: np.ndarray | None) -> np.ndarray | CompactObservation:
+    def _observe(self, out: np.ndarray | None) -> Observations:
         """What the seat to play in every game observes now (compact when asked for),
         written into ``out`` when given."""
         games = self._games
         if out is not None and self.compact:
             raise ValueError("out= takes float observations; a compact env makes its own")
-        return observe(self.rules, games.state, points=games.tables.points,
-                       table=games.tables.columns, out=out, compact=self.compact)
+        return games.driver.observe(out=out, compact=self.compact)
 
     def step(self, actions: np.ndarray, *, out: np.ndarray | None = None
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+             ) -> tuple[Observations, np.ndarray, np.ndarray, np.ndarray,
                         np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per game (for the seat to play); see the module docstring. ``out``:
         as for ``reset``, the array the observations are written into."""
         if self.mask is None:
             raise RuntimeError("step: call reset() first")
-        games, rules = self._games, self.rules
+        games = self._games
         b, p = self.num_envs, self.num_players
         actions = action_batch(actions, b)
         t0 = time.perf_counter()
-        step_inplace(rules, games.state, actions, auto_deal=games.auto_deal, mask=self.mask,
-                     fits=games.tables.fits, blocked=games.tables.blocked)
+        games.driver.step(actions)
         games.length += 1
         t1 = time.perf_counter()
 
@@ -273,14 +260,12 @@ class RummyVectorEnv:
             "truncated": truncated[done].copy(), **games.winners(done),
         }
         info["final_obs"] = np.stack(
-            [observe(rules, games.state, np.full(done.size, s), done) for s in range(p)], axis=1
+            [games.driver.observe(np.full(done.size, s), done) for s in range(p)], axis=1
         ) if done.size else np.zeros((0, p, self.observation_size), np.float32)
         if done.size:
             games.restart(done)
         t2 = time.perf_counter()
-        games.tables.update(games.state)
-        self.mask = legal_mask(rules, games.state, fits=games.tables.fits,
-                               blocked=games.tables.blocked)
+        self.mask = games.driver.mask()
         t3 = time.perf_counter()
         obs = self._observe(out)
         t4 = time.perf_counter()
@@ -322,7 +307,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
                  **rule_config: Any) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         p = self.rules.players
-        self.num_envs = num_envs
+        self.num_envs = check_num_envs(num_envs)
         self.next_step = check_choice("autoreset", autoreset, AUTORESETS) == "next_step"
         self.metadata = {**self.metadata, "autoreset_mode": AutoresetMode[autoreset.upper()]}
         self._games = _Games(self.rules, num_envs, episode, reward, pcr)
@@ -360,8 +345,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._waiting = np.zeros(b, bool)  # next_step: finished, successor dealt next step
         self._begin_step()
         self._play_opponents()
-        self._mask = legal_mask(self.rules, self._games.state, fits=self._games.tables.fits,
-                                blocked=self._games.tables.blocked)
+        self._mask = self._games.driver.mask()
         return self._observe(), self._info()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -385,16 +369,12 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._steps += 1
         self._steps[waiting] = 0
         if legal.all():
-            step_inplace(self.rules, games.state, actions, auto_deal=games.auto_deal,
-                         mask=self._mask, fits=games.tables.fits, blocked=games.tables.blocked)
+            games.driver.step(actions)
             stepped = np.arange(b)
         else:
             bad = np.setdiff1d(np.flatnonzero(~legal), waiting)
             stepped = np.flatnonzero(legal)
-            sub = games.state.select(stepped)
-            step_inplace(self.rules, sub, actions[stepped], auto_deal=games.auto_deal,
-                         mask=self._mask[stepped])
-            games.state.assign(stepped, sub)
+            games.driver.step(actions[stepped], stepped)
             self._book(bad, np.full(bad.size, -1.0, np.float32))
             self._terminated[bad] = True
             self._finish(bad, np.full(bad.size, -1, np.int64))
@@ -402,9 +382,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self.moves += stepped.size
         self._collect(stepped)
         self._play_opponents()
-        self._mask = legal_mask(self.rules, games.state, fits=games.tables.fits,
-                                blocked=games.tables.blocked)
+        self._mask = games.driver.mask()
         if self._waiting.any():
+            self._mask = self._mask.copy()  # the driver's own stays the games' true mask
             self._mask[self._waiting] = False
             self._mask[self._waiting, TERMINAL_MASK_ACTION] = True
         return (self._observe(), self._reward, self._terminated, self._truncated,
@@ -441,9 +421,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
             self.seat[rows] = int(self.seat_option)
 
     def _observe(self) -> np.ndarray:
-        games = self._games
-        obs = observe(self.rules, games.state, self.seat, points=games.tables.points,
-                      table=games.tables.columns)
+        obs = self._games.driver.observe(self.seat)
         obs[self._waiting] = self._final["obs"][self._waiting]
         return obs
 
@@ -468,7 +446,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
             return
         final = self._final
         final["mask"][rows] = True
-        final["obs"][rows] = observe(self.rules, self._games.state, self.seat[rows], rows)
+        final["obs"][rows] = self._games.driver.observe(self.seat[rows], rows)
         final["r"][rows] = self._return[rows]
         final["l"][rows] = self._steps[rows]
         final["winner"][rows] = winner
@@ -488,26 +466,16 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._draw_seats(rows)
 
     def _play_opponents(self) -> None:
-        """Opponents act, batched, until every game waits for its learner; the tables' cache
-        is up to date on return."""
+        """Opponents act, batched, until every game waits for its learner."""
         games = self._games
-        games.tables.update(games.state)
         while True:
             rows = np.flatnonzero((games.state.current_player != self.seat) & ~self._waiting)
             if rows.size == 0:
                 return
-            sub = games.state.select(rows)
-            fits, blocked = games.tables.fits[rows], games.tables.blocked
-            blocked = None if blocked is None else blocked[rows]
-            mask = legal_mask(self.rules, sub, fits=fits, blocked=blocked)
-            actions = self._opponent_actions(rows, sub, mask)
-            step_inplace(self.rules, sub, actions, auto_deal=games.auto_deal, mask=mask,
-                         fits=fits, blocked=blocked)
-            games.state.assign(rows, sub)
+            games.driver.play(rows, functools.partial(self._opponent_actions, rows))
             games.length[rows] += 1
             self.moves += rows.size
             self._collect(rows)
-            games.tables.update(games.state)
 
     def _opponent_actions(self, rows: np.ndarray, sub: State, mask: np.ndarray) -> np.ndarray:
         """int64 [n]: the opponents' actions in the games ``rows`` (``sub`` their states,

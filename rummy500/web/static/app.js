@@ -70,6 +70,11 @@ function remember() {
 }
 
 // --- cards ---------------------------------------------------------------------------
+
+// "1 card", "2 cards": a count and its noun, singular for one.
+function counted(n, noun) {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
 function cardFace(text) {
   // "9H", "JK" or a table joker "JK=6H" (shown as the card it stands for).
   const joker = text.startsWith("JK");
@@ -155,7 +160,7 @@ function renderSeats(view) {
     const lines = [
       el("div", { cls: "seat-name", text: seatName(view, s) + (s === view.dealer ? " \u00b7 dealer" : "") }),
       el("div", { cls: "seat-stats" }, [
-        el("span", { text: `${seat.hand_size} cards` }),
+        el("span", { text: counted(seat.hand_size, "card") }),
         el("span", { text: `this hand ${seat.table_points}` }),
         el("span", { cls: "total", text: `total ${seat.total}` }),
       ]),
@@ -181,7 +186,7 @@ function movesByVerb(view, verb) {
 function renderDrawArea(view) {
   const stock = $("stock");
   stock.textContent = String(view.stock_size);
-  stock.title = `${view.stock_size} cards in the stock`;
+  stock.title = `${counted(view.stock_size, "card")} in the stock`;
   const draw = movesByVerb(view, "draw")[0];
   stock.disabled = !draw;
   stock.classList.toggle("offered", Boolean(draw));
@@ -461,7 +466,7 @@ function startWatch(event) {
 async function saveRecord() {
   try {
     const saved = await api("POST", `/api/games/${app.id}/save`, {});
-    $("saved").textContent = `saved to ${saved.path}`;
+    $("saved").textContent = `saved as ${saved.path} in the server's records folder`;
   } catch (error) {
     notice(error.message);
   }

@@ -1,7 +1,8 @@
 """The one-game path: a lone game's mask, observation and common steps in plain Python.
 
-At B = 1 the batched engine's per-call costs dominate, so the one-game envs (AEC,
-Parallel, Gymnasium) take this path. It implements only what it is fastest at and
+At B = 1 the batched engine's per-call costs dominate, so a lone game driven by
+``Games(..., one_game=True)`` (the AEC, Parallel and Gymnasium envs, the web table, the
+terminal game) takes this path. It implements only what it is fastest at and
 hands every other case to the batched engine:
 
 * ``mask.legal_mask_one``: the draw and play steps of rules without jokers

@@ -1,6 +1,6 @@
 """Peer card games measured like ``bench_aec``: one game at a time, random legal moves.
 
-``rummy500 bench --what aec --against gin`` runs these right after the project's
+``rummy500 speed --what aec --against gin`` runs these right after the project's
 own AEC env, in the same process, and prints the ratios, so a speed claim can
 be checked on any machine (``--rounds N`` alternates them N times, so that each
 ratio is taken under one load on a shared machine). The peers are optional
@@ -8,7 +8,7 @@ ratio is taken under one load on a shared machine). The peers are optional
 
 * ``pettingzoo-gin``: PettingZoo's classic ``gin_rummy_v4``, an AEC env with an
   action mask like ours, driven by the very loop that times ours
-  (``bench_envs.time_aec_games``). PettingZoo 1.27 no longer ships it: it needs
+  (``speed_envs.time_aec_games``). PettingZoo 1.27 no longer ships it: it needs
   ``pettingzoo[classic]<1.27`` (and its ``pygame``), which our env also runs on;
 * ``rlcard-gin``: RLCard's gin rummy, the engine behind that env, stepped bare
   (observation and legal actions built at every step);
@@ -32,7 +32,7 @@ def bench_pettingzoo_gin(seconds: float, seed: int = 0) -> dict[str, Any]:
     """Agent-steps/s of PettingZoo's ``gin_rummy_v4`` (wrapped, as ``env()`` makes it)."""
     from pettingzoo.classic import gin_rummy_v4
 
-    from .bench_envs import time_aec_games
+    from .speed_envs import time_aec_games
 
     result = time_aec_games(gin_rummy_v4.env(), seconds, seed)
     return {"env": "pettingzoo-gin", "preset": "peer", "players": 2, **result}

@@ -2,11 +2,11 @@
 
 ``decision_batch(rules, n, seed)`` plays seeded games (Casual at every seat by
 default) and snapshots them at spread-out points of their hands (draw steps
-and play steps mixed, piles of every depth), then ``bench_agents`` times each
+and play steps mixed, piles of every depth), then ``agent_speed`` times each
 agent's ``act`` on that one batch (the mask and view are built once, outside
 the timing).
 
-    python -m rummy500.eval.bench_agents --preset standard --players 2 --batch-size 4096
+    python -m rummy500.eval.agent_speed --preset standard --players 2 --batch-size 4096
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rummy500.agents.registry import make_agent
+from rummy500.agents.registry import HEURISTICS, make_agent
 from rummy_env.core import (
     PHASE_DRAW,
     PHASE_PLAY,
     Decision,
+    Games,
     Rules,
     State,
-    init,
     legal_mask,
     player_view,
-    step_inplace,
 )
 from rummy_env.core.state import empty_state
 
@@ -41,8 +40,8 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
     shallow and deep piles, early and late hands are all in the batch.
     """
     rng = np.random.default_rng(seed)
-    games = max(64, n // 4)
-    state = init(rules, seed, games)
+    games = Games(rules, max(64, n // 4), seed)
+    state = games.state
     agents = [make_agent(spec, rules, seed + i) for i, spec in enumerate(players)]
     seat_agent = np.arange(rules.players) % len(agents)
     picks: list[State] = []
@@ -58,16 +57,16 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
             taken += k
         if taken >= n:
             break
-        mask = legal_mask(rules, state)
+        mask = games.mask()
         actions = np.zeros(state.batch_size, np.int64)
         owner = seat_agent[state.current_player]
         acting = np.flatnonzero(~state.game_over)  # call windows too, not only draw and play
         for k, agent in enumerate(agents):
             rows = acting[owner[acting] == k]
             if rows.size:
-                view = player_view(rules, state, rows=rows)
-                actions[rows] = agent.act(Decision(rules=rules, mask=mask[rows], view=view))
-        step_inplace(rules, state, actions, mask=mask)
+                actions[rows] = agent.act(Decision(rules=rules, mask=mask[rows],
+                                                   view=games.view(rows=rows)))
+        games.step(actions)
     pool = empty_state(rules, taken)
     at = 0
     for part in picks:
@@ -85,8 +84,8 @@ def decision_batch(rules: Rules, n: int, seed: int = 0,
     return Decision(rules=rules, mask=legal_mask(rules, pool), view=player_view(rules, pool))
 
 
-def bench_agents(rules: Rules, batch_size: int = 4096, seconds: float = 2.0,
-                 agents: Sequence[str] = ("random", "casual", "sharp"), seed: int = 0) -> dict:
+def agent_speed(rules: Rules, batch_size: int = 4096, seconds: float = 2.0,
+                agents: Sequence[str] = HEURISTICS, seed: int = 0) -> dict:
     """{agent name: {"decisions_per_s", "calls", "seconds", "batch_size"}} timed on one batch.
 
     Each agent acts on the same batch repeatedly for about ``seconds`` (at least
@@ -114,16 +113,16 @@ def bench_agents(rules: Rules, batch_size: int = 4096, seconds: float = 2.0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rummy500.eval.bench_agents",
+    parser = argparse.ArgumentParser(prog="python -m rummy500.eval.agent_speed",
                                      description="Decisions per second of each agent.")
-    parser.add_argument("--agents", nargs="+", default=["random", "casual", "sharp"])
+    parser.add_argument("--agents", nargs="+", default=list(HEURISTICS))
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=4096)
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args(argv)
     rules = Rules.preset_named(args.preset, players=args.players)
-    results = bench_agents(rules, args.batch_size, args.seconds, args.agents)
+    results = agent_speed(rules, args.batch_size, args.seconds, args.agents)
     for name, r in results.items():
         print(f"{name:>8}: {r['decisions_per_s']:>12,.0f} decisions/s "
               f"({r['calls']} calls of {r['batch_size']})")

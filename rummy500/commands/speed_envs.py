@@ -7,7 +7,7 @@ seconds)`` the wrapped PettingZoo env the way a user loop does (``last()`` then
 with its checker wrappers) against its default
 opponent. An agent-step is one action of one seat in one game (the Gymnasium
 env's opponents' actions count too; its ``env_steps_per_s`` is the learner's).
-Each returns a plain dict (JSON-able) for the ``bench`` CLI; the vector one
+Each returns a plain dict (JSON-able) for ``rummy500 speed``; the vector one
 adds the share of time spent in each stage (``time_share``).
 
 >>> from rummy_env.core import Rules

@@ -1,4 +1,4 @@
-"""``rummy500 bench``: throughput of the core (and, when present, the environments and agents).
+"""``rummy500 speed``: throughput of the core (and, when present, the environments and agents).
 
 The core benchmark plays uniformly random legal moves on a batch of games with
 auto-reset of finished games, and reports agent-steps/s (one micro-action of one
@@ -23,10 +23,9 @@ from rummy500.commands.arg_checks import (
     positive_int,
     seed_number,
 )
-from rummy500.commands.bench_peers import PEERS, bench_peers
 from rummy500.commands.rules_args import add_rules_arguments, rules_from_args
-from rummy_env.core import GameStream, Rules, legal_mask, sample_legal, step_inplace
-from rummy_env.core._table_cache import TableCache
+from rummy500.commands.speed_peers import PEERS, bench_peers
+from rummy_env.core import Games, Rules, legal_mask, sample_legal
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
 
@@ -37,24 +36,19 @@ def peak_memory_mb() -> float:
 
 
 def bench_core(rules: Rules, batch_size: int, seconds: float, seed: int = 0) -> dict:
-    """Random legal play through init / legal_mask / step_inplace for ``seconds``, what
-    the tables accept kept between steps (``TableCache``) as batched callers keep it."""
+    """Random legal play through the engine's driver (``Games``: the mask, the step and
+    fresh games for finished ones, the tables kept between steps) for ``seconds``."""
     rng = np.random.default_rng(seed)
-    stream = GameStream(rules, seed, batch_size)
-    state = stream.state
-    tables = TableCache(rules, points=False)
-    legal_mask(rules, state)  # build the rules' lookup tables outside the timing
+    games = Games(rules, batch_size, seed, sees="mask")
+    legal_mask(rules, games.state)  # build the rules' lookup tables outside the timing
     steps = hands = 0
     start = time.perf_counter()
     elapsed = 0.0
     while elapsed < seconds:
-        tables.update(state)
-        mask = legal_mask(rules, state, fits=tables.fits, blocked=tables.blocked)
-        step_inplace(rules, state, sample_legal(mask, rng), mask=mask, fits=tables.fits,
-                     blocked=tables.blocked)
+        games.step(sample_legal(games.mask(), rng))
         steps += batch_size
-        hands += int(state.hand_ended.sum())
-        stream.replace(stream.finished())
+        hands += int(games.state.hand_ended.sum())
+        games.replace(games.finished())
         elapsed = time.perf_counter() - start
     return {"what": "core", "preset": rules.preset, "players": rules.players,
             "batch_size": batch_size, "seconds": round(elapsed, 3),
@@ -126,7 +120,7 @@ def _summed(runs: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(
-        prog="rummy500 bench",
+        prog="rummy500 speed",
         description="Measure throughput: random legal games through the vectorized core "
         "(agent-steps/s, hands/s, peak memory), the batched self-play env with "
         "observations, the PettingZoo AEC env, the Gymnasium env, and the baseline agents' "
@@ -147,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", choices=sorted(PEERS),
                         help="with --what aec or gym: also measure peer engines of this game "
                         "in the same run and print the ratios (gin: PettingZoo's classic "
-                        "gin_rummy_v4, RLCard's and OpenSpiel's gin rummy; see bench_peers)")
+                        "gin_rummy_v4, RLCard's and OpenSpiel's gin rummy; see speed_peers)")
     parser.add_argument("--rounds", type=positive_int, default=1,
                         help="with --against: split --seconds into this many rounds of our env "
                         "then each peer, so that both sides of each ratio see the same load "
@@ -159,12 +153,12 @@ def main(argv: list[str] | None = None) -> int:
         if what == "core":
             results = [bench_core(rules, b, args.seconds, args.seed) for b in args.batch]
         elif what == "vector":
-            from .bench_envs import bench_vector
+            from .speed_envs import bench_vector
 
             results = [bench_vector(rules, b, args.seconds, args.seed, args.compact)
                        for b in args.batch]
         elif what in ("aec", "gym"):
-            from .bench_envs import bench_aec, bench_gym
+            from .speed_envs import bench_aec, bench_gym
 
             bench_one_game = bench_aec if what == "aec" else bench_gym
             if args.against:
@@ -173,11 +167,11 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 results = [bench_one_game(rules, args.seconds, args.seed)]
         else:
-            from rummy500.eval.bench_agents import bench_agents
+            from rummy500.eval.agent_speed import agent_speed
 
             batch = max(args.batch)
             results = [{"what": "agents", "preset": rules.preset, "players": rules.players,
-                        "agents": bench_agents(rules, batch, args.seconds, seed=args.seed)}]
+                        "agents": agent_speed(rules, batch, args.seconds, seed=args.seed)}]
         for r in results:
             print(json.dumps(r) if args.json else _line(r), flush=True)
     return 0
