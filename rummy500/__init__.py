@@ -24,6 +24,9 @@ programs print (plain data; ``rummy500 eval --out`` writes the same as JSON)::
 
     card = rummy500.benchmark(FirstLegal(), level="quick")
     print(card["summary"])
+
+``exploit`` trains a best response to one agent, named by its spec, and returns how
+much it wins (``rummy500 exploit --json`` prints the same).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any
 
 from rummy500.eval.threads import MATCH_THREADS
 
-__all__ = ["benchmark", "evaluate", "ladder", "make_agent"]
+__all__ = ["benchmark", "evaluate", "exploit", "ladder", "make_agent"]
 
 
 def make_agent(spec: str, rules: Any = None, seed: int = 0) -> Any:
@@ -170,3 +173,23 @@ def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
     with threads(torch_threads):
         return run(seated, level, batch_size=batch_size, progress=progress,
                    spec=_specs([agent])[0], workers=where)
+
+
+def exploit(agent: str | None = None, steps: int | None = None, *, seed: int | None = None,
+            games: int | None = None, resume: str | None = None, run_dir: str = "runs",
+            progress: bool = False) -> dict:
+    """How much a fresh learner wins from ``agent`` (a spec: the trainer seats it by name)
+    under the procedure ``rummy500-exploit/1`` (``rummy500.train.exploit``; the defaults are
+    its budget, seed and games), or the rest of the stopped run ``resume``: the result
+    ``rummy500 exploit --json`` prints (``result["win_rate"]``, ``["win_lo"]``,
+    ``["win_hi"]``, ``["plot"]``, ``["summary"]``: the line to quote). A signal ends it with
+    ``ExploitStopped``, whose ``run_dir`` resumes."""
+    from rummy500.train import exploit as procedure
+
+    if agent is not None and not isinstance(agent, str):
+        raise TypeError("exploit takes the agent as a spec (the trainer seats it by name): "
+                        "a py:MODULE:NAME factory, a plug-in or cmd:COMMAND bring in one's own")
+    return procedure.exploit(agent, procedure.STEPS if steps is None else steps,
+                             seed=procedure.SEED if seed is None else seed,
+                             games=procedure.GAMES if games is None else games,
+                             resume=resume, run_dir=run_dir, progress=progress)

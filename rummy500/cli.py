@@ -28,6 +28,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                "rating ladder: round robin, Bradley-Terry ratings, head to head, decisions/s"),
     "benchmark": ("rummy500.commands.benchmark",
                   "rate one agent under the fixed benchmark protocol (pinned references)"),
+    "exploit": ("rummy500.commands.exploit",
+                "approximate exploitability: train a best response to one agent, then play it"),
     "tournament": ("rummy500.commands.tournament",
                    "multi-table tournaments: table winners advance to a final table"),
     "train": ("rummy500.commands.train", "self-play PPO training with TensorBoard logging"),
