@@ -147,9 +147,9 @@ def card_tables(rules: Rules) -> HeuristicTables:
 
     # Best run per suit mask (suit 0's patterns stand for every suit).
     first = N_SET_PATTERNS
-    run_ok = allowed[first: first + N_RUNS_PER_SUIT]
-    run_pts = points[first: first + N_RUNS_PER_SUIT].astype(np.int64)
-    run_len = PATTERN_SIZE[first: first + N_RUNS_PER_SUIT].astype(np.int64)
+    run_ok = allowed[first : first + N_RUNS_PER_SUIT]
+    run_pts = points[first : first + N_RUNS_PER_SUIT].astype(np.int64)
+    run_len = PATTERN_SIZE[first : first + N_RUNS_PER_SUIT].astype(np.int64)
     contained = (t.run_missing == 0) & run_ok[None, :]  # [8192, 143]
     score = np.where(contained, run_pts * 16 + run_len, -1)
     best_run = np.argmax(score, axis=1).astype(np.int16)
@@ -170,16 +170,36 @@ def card_tables(rules: Rules) -> HeuristicTables:
             best_set[rank, m] = p
             best_set_points[rank, m] = points[p]
 
-    arrays = (points, pattern_cards, fits, best_run, best_run_points, best_set,
-              best_set_points, up, down, layoff_points)
+    arrays = (
+        points,
+        pattern_cards,
+        fits,
+        best_run,
+        best_run_points,
+        best_set,
+        best_set_points,
+        up,
+        down,
+        layoff_points,
+    )
     for a in arrays:
         a.setflags(write=False)
     return HeuristicTables(
-        rules=rules, layout=action_layout(rules), card_values=t.card_values.astype(np.int32),
-        pattern_points=points, pattern_allowed=allowed, pattern_cards=pattern_cards,
-        pattern_fits=fits, best_run=best_run, best_run_points=best_run_points,
-        best_set=best_set, best_set_points=best_set_points, up=up, down=down,
-        layoff_points=layoff_points, partners=t.partners,
+        rules=rules,
+        layout=action_layout(rules),
+        card_values=t.card_values.astype(np.int32),
+        pattern_points=points,
+        pattern_allowed=allowed,
+        pattern_cards=pattern_cards,
+        pattern_fits=fits,
+        best_run=best_run,
+        best_run_points=best_run_points,
+        best_set=best_set,
+        best_set_points=best_set_points,
+        up=up,
+        down=down,
+        layoff_points=layoff_points,
+        partners=t.partners,
     )
 
 
@@ -250,8 +270,9 @@ def top_cards(view: PlayerView, depth: int = 1) -> np.ndarray:
     return np.where(pos >= 0, card, NONE).astype(np.int64)
 
 
-def layoff_fits(ct: HeuristicTables, view: PlayerView,
-                rows: np.ndarray | None = None) -> np.ndarray:
+def layoff_fits(
+    ct: HeuristicTables, view: PlayerView, rows: np.ndarray | None = None
+) -> np.ndarray:
     """bool [n, 53, 3]: card c can be laid off on some table meld as set / up / down
     (the joker column is never set). Who may lay off is the caller's business."""
     fits = table_layoff_fits(ct.rules, view, rows)
@@ -284,9 +305,12 @@ class Kinds:
 
 def action_kinds(action_ids: ActionLayout, mask: np.ndarray) -> Kinds:
     return Kinds(
-        draw=(mask[:, action_ids.DRAW] | mask[:, action_ids.END]
-              | mask[:, action_ids.TAKE: action_ids.MELD].any(axis=1)),
-        meld=mask[:, action_ids.MELD: action_ids.LAYOFF].any(axis=1),
-        layoff=mask[:, action_ids.LAYOFF: action_ids.DISCARD].any(axis=1),
-        discard=mask[:, action_ids.DISCARD: action_ids.SWAP].any(axis=1),
+        draw=(
+            mask[:, action_ids.DRAW]
+            | mask[:, action_ids.END]
+            | mask[:, action_ids.TAKE : action_ids.MELD].any(axis=1)
+        ),
+        meld=mask[:, action_ids.MELD : action_ids.LAYOFF].any(axis=1),
+        layoff=mask[:, action_ids.LAYOFF : action_ids.DISCARD].any(axis=1),
+        discard=mask[:, action_ids.DISCARD : action_ids.SWAP].any(axis=1),
     )

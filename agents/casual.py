@@ -49,7 +49,7 @@ def protected_cards(hand: np.ndarray, rules: Rules) -> np.ndarray:
     else:
         # Ranks on a line A 2 .. K, plus a high ace at position 13 when Q-K-A is a run.
         line = np.zeros((n, N_SUITS, N_RANKS + 3), bool)
-        line[:, :, 1: 1 + N_RANKS] = present
+        line[:, :, 1 : 1 + N_RANKS] = present
         if rules.runs_ace_high:
             line[:, :, 1 + N_RANKS] = present[:, :, 0]
         on_line = line[:, :, 1:-1] & (line[:, :, :-2] | line[:, :, 2:])
@@ -74,10 +74,12 @@ class CasualAgent:
         # Meld score: length first, then points; card value x 64 + id breaks discard ties.
         self._meld_score = np.where(
             self.tables.pattern_allowed,
-            PATTERN_SIZE.astype(np.int32) * 4096 + self.tables.pattern_points, -1,
+            PATTERN_SIZE.astype(np.int32) * 4096 + self.tables.pattern_points,
+            -1,
         ).astype(np.int32)
         self._discard_score = (self.tables.card_values * 64 + np.arange(N_CARD_IDS)).astype(
-            np.int32)
+            np.int32
+        )
         self._action_ids = action_ids
 
     def act(self, decision: Decision) -> np.ndarray:
@@ -93,18 +95,18 @@ class CasualAgent:
         play = ~kinds.draw
         rows = np.flatnonzero(play & kinds.meld)
         if rows.size:
-            melds = mask[rows, action_ids.MELD: action_ids.LAYOFF]
+            melds = mask[rows, action_ids.MELD : action_ids.LAYOFF]
             score = np.where(melds, self._meld_score[None, :], -1)
             action[rows] = action_ids.MELD + np.argmax(score, axis=1)
 
         rows = np.flatnonzero(play & ~kinds.meld & kinds.layoff)
         if rows.size:
-            layoffs = mask[rows, action_ids.LAYOFF: action_ids.DISCARD]
+            layoffs = mask[rows, action_ids.LAYOFF : action_ids.DISCARD]
             action[rows] = action_ids.LAYOFF + np.argmax(layoffs, axis=1)
 
         rows = np.flatnonzero(play & ~kinds.meld & ~kinds.layoff & kinds.discard)
         if rows.size:
-            legal = mask[rows, action_ids.DISCARD: action_ids.SWAP]
+            legal = mask[rows, action_ids.DISCARD : action_ids.SWAP]
             loose = legal & ~protected_cards(view.hand[rows], self.rules)
             pick_from = np.where(loose.any(axis=1)[:, None], loose, legal)
             score = np.where(pick_from, self._discard_score[None, :], -1)
@@ -131,7 +133,6 @@ class CasualAgent:
         if stuck.any():
             out[stuck] = sample_legal(mask[rows[stuck]], self.rng)
         return out
-
 
 
 def _lays_off(ct, card: np.ndarray, hand: np.ndarray, fits: np.ndarray) -> np.ndarray:

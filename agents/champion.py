@@ -23,8 +23,11 @@ CHAMPIONS = Path(__file__).resolve().parent / "champions"
 
 def champion_versions() -> list[int]:
     """The releases that ship, oldest first."""
-    return sorted(int(folder.name[1:]) for folder in CHAMPIONS.glob("v*")
-                  if folder.name[1:].isdigit() and any(folder.glob("*.pt")))
+    return sorted(
+        int(folder.name[1:])
+        for folder in CHAMPIONS.glob("v*")
+        if folder.name[1:].isdigit() and any(folder.glob("*.pt"))
+    )
 
 
 def champion_files(version: int | None = None) -> list[Path]:
@@ -56,13 +59,19 @@ def champion_checkpoint(rules: Rules, version: int | None = None) -> tuple[Path,
             return path, payload
         made_for.append((path.stem, saved))
     if not made_for:
-        raise ValueError(f"champion@{version}: no such release (releases: "
-                         f"{', '.join(map(str, champion_versions()))})" if version is not None
-                         else "champion: no champion checkpoint is installed")
+        raise ValueError(
+            f"champion@{version}: no such release (releases: "
+            f"{', '.join(map(str, champion_versions()))})"
+            if version is not None
+            else "champion: no champion checkpoint is installed"
+        )
     name, nearest = min(made_for, key=lambda item: len(rules_differences(item[1], rules)))
-    raise ValueError(f"champion: trained only for other rules; the nearest ({name}) differs in "
-                     + ", ".join(f"{k}={v!r} (asked {a!r})"
-                                 for k, (v, a) in rules_differences(nearest, rules).items()))
+    raise ValueError(
+        f"champion: trained only for other rules; the nearest ({name}) differs in "
+        + ", ".join(
+            f"{k}={v!r} (asked {a!r})" for k, (v, a) in rules_differences(nearest, rules).items()
+        )
+    )
 
 
 def make_champion(rules: Rules, seed: int = 0, version: int | None = None) -> Agent:

@@ -43,13 +43,14 @@ class CheckedAgent:
 
     def act(self, decision: Decision) -> np.ndarray:
         legal = Decision(decision.rules, decision.mask.copy(), decision.view)  # judged on the
-        try:                                     # mask as handed over, whatever the agent does
+        try:  # mask as handed over, whatever the agent does
             answer = self.wrapped.act(decision)
         except AgentFailure:
             raise
         except (Exception, SystemExit) as e:  # the user's code (exiting ends the match only)
-            raise AgentFailure(f"agent {self.name}: act raised {type(e).__name__}: {e}"
-                               f"{raised_at(e)}") from None
+            raise AgentFailure(
+                f"agent {self.name}: act raised {type(e).__name__}: {e}{raised_at(e)}"
+            ) from None
         return checked_actions(self.name, answer, legal)
 
 
@@ -64,15 +65,21 @@ def checked_actions(name: str, answer: Any, decision: Decision) -> np.ndarray:
     try:
         actions = np.asarray(answer)
     except Exception as e:
-        raise AgentFailure(f"agent {name}: act returned {type(answer).__name__}, which is no "
-                           f"array of action ids ({e})") from None
+        raise AgentFailure(
+            f"agent {name}: act returned {type(answer).__name__}, which is no "
+            f"array of action ids ({e})"
+        ) from None
     if actions.dtype.kind not in "iu":
-        raise AgentFailure(f"agent {name}: act must return integer action ids, got "
-                           f"{type(answer).__name__} of {actions.dtype}")
+        raise AgentFailure(
+            f"agent {name}: act must return integer action ids, got "
+            f"{type(answer).__name__} of {actions.dtype}"
+        )
     actions = actions.reshape(-1).astype(np.int64)
     if actions.size != decision.size:
-        raise AgentFailure(f"agent {name}: act returned {actions.size} actions for "
-                           f"{decision.size} decisions (one per game)")
+        raise AgentFailure(
+            f"agent {name}: act returned {actions.size} actions for "
+            f"{decision.size} decisions (one per game)"
+        )
     width = decision.mask.shape[1]
     inside = (actions >= 0) & (actions < width)
     legal = inside.copy()
@@ -80,7 +87,8 @@ def checked_actions(name: str, answer: Any, decision: Decision) -> np.ndarray:
     if not legal.all():
         row = int(np.flatnonzero(~legal)[0])
         message = action_layout(decision.rules).illegal_message(
-            actions[row], decision.mask[row], f" in decision {row} of {decision.size}")
+            actions[row], decision.mask[row], f" in decision {row} of {decision.size}"
+        )
         raise AgentFailure(f"agent {name}: {message}")
     return actions
 

@@ -47,9 +47,11 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointMismatch(f"{path} is not a rummy500 checkpoint (format {FORMAT})")
     weights = payload.get("state_dict")
-    broken = [k for k, w in (weights.items() if isinstance(weights, dict) else ())
-              if isinstance(w, torch.Tensor) and w.is_floating_point()
-              and not torch.isfinite(w).all()]
+    broken = [
+        k
+        for k, w in (weights.items() if isinstance(weights, dict) else ())
+        if isinstance(w, torch.Tensor) and w.is_floating_point() and not torch.isfinite(w).all()
+    ]
     if broken:
         raise CheckpointDamaged(f"{path} is damaged: its weights {broken[0]} are not finite")
     return payload
@@ -71,8 +73,7 @@ def verify_checksums(path: str | Path) -> None:
 
 def rules_differences(saved: Rules, asked: Rules) -> dict[str, tuple[Any, Any]]:
     """{flag: (saved value, asked value)} for every rule flag where the two differ."""
-    return {k: (v, getattr(asked, k)) for k, v in saved.to_dict().items()
-            if getattr(asked, k) != v}
+    return {k: (v, getattr(asked, k)) for k, v in saved.to_dict().items() if getattr(asked, k) != v}
 
 
 def check_obs_version(payload: dict[str, Any], path: str | Path) -> None:
@@ -82,28 +83,41 @@ def check_obs_version(payload: dict[str, Any], path: str | Path) -> None:
     if payload.get("obs_version") != OBS_VERSION:
         raise CheckpointMismatch(
             f"{path} was trained on observation version {payload.get('obs_version')}, "
-            f"this code encodes version {OBS_VERSION}")
+            f"this code encodes version {OBS_VERSION}"
+        )
 
 
-def load_policy(path: str | Path, rules: Rules | None = None,
-                device: str | torch.device = "cpu") -> tuple[torch.nn.Module, dict[str, Any]]:
+def load_policy(
+    path: str | Path, rules: Rules | None = None, device: str | torch.device = "cpu"
+) -> tuple[torch.nn.Module, dict[str, Any]]:
     """(network in eval mode, checkpoint data). With ``rules``, they must match the
     checkpoint's rules; the observation version must match this code's."""
     payload = read_checkpoint(path)
     return policy_from(payload, path, rules, device), payload
 
 
-def policy_from(payload: dict[str, Any], path: str | Path, rules: Rules | None = None,
-                device: str | torch.device = "cpu") -> torch.nn.Module:
+def policy_from(
+    payload: dict[str, Any],
+    path: str | Path,
+    rules: Rules | None = None,
+    device: str | torch.device = "cpu",
+) -> torch.nn.Module:
     """The network (in eval mode) of checkpoint data already read from ``path``, with the
     checks of ``load_policy``."""
     saved_rules = Rules.from_dict(payload["rules"])
     check_obs_version(payload, path)
     if rules is not None and rules != saved_rules:
-        raise CheckpointMismatch(f"{path} was trained with other rules (checkpoint vs asked): "
-                                 f"{rules_differences(saved_rules, rules)}")
-    policy = build_policy(payload["arch"], saved_rules, observation_size(saved_rules),
-                          action_layout(saved_rules).size, **payload["arch_kwargs"])
+        raise CheckpointMismatch(
+            f"{path} was trained with other rules (checkpoint vs asked): "
+            f"{rules_differences(saved_rules, rules)}"
+        )
+    policy = build_policy(
+        payload["arch"],
+        saved_rules,
+        observation_size(saved_rules),
+        action_layout(saved_rules).size,
+        **payload["arch_kwargs"],
+    )
     policy.load_state_dict(payload["state_dict"])
     policy.to(device).eval()
     return policy

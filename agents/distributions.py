@@ -69,8 +69,12 @@ class MaskedCategorical:
     ``sample``, ``mode`` and ``probs`` as in ``torch.distributions``; computed in float32
     (bfloat16 logits are cast after the legal ones are gathered)."""
 
-    def __init__(self, logits: torch.Tensor, mask: torch.Tensor | None = None,
-                 legal: LegalActions | None = None) -> None:
+    def __init__(
+        self,
+        logits: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        legal: LegalActions | None = None,
+    ) -> None:
         if legal is None:
             if mask is None:
                 raise ValueError("MaskedCategorical: give a mask or its LegalActions")
@@ -101,15 +105,18 @@ class MaskedCategorical:
         """The likeliest legal action of each row (the lowest id among ties)."""
         return self._action_at(self.legal_probs.argmax(dim=-1))
 
-    def sample(self, sample_shape: tuple[int, ...] = (),
-               generator: torch.Generator | None = None) -> torch.Tensor:
+    def sample(
+        self, sample_shape: tuple[int, ...] = (), generator: torch.Generator | None = None
+    ) -> torch.Tensor:
         """Gumbel-max sampling over the legal actions (one pass over [n, K], cheaper than
         ``multinomial``); padding sits at the dtype's minimum, so it never wins."""
         shape = torch.Size(sample_shape) + self.legal_log_probs.shape
-        uniform = torch.rand(shape, device=self.legal_log_probs.device,
-                             generator=generator).clamp_(min=1e-20)
-        return self._action_at((self.legal_log_probs - torch.log(-torch.log(uniform)))
-                               .argmax(dim=-1))
+        uniform = torch.rand(shape, device=self.legal_log_probs.device, generator=generator).clamp_(
+            min=1e-20
+        )
+        return self._action_at(
+            (self.legal_log_probs - torch.log(-torch.log(uniform))).argmax(dim=-1)
+        )
 
     def entropy(self) -> torch.Tensor:
         """Padding adds 0 * (a finite, very negative log-probability) = 0."""

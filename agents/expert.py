@@ -113,9 +113,17 @@ class ExpertBudget:
     opponent; or ``guide``, the guide as in the searching seat (about half the time; with
     the Sharp guide the two are the same)."""
 
-    LIMITS = {"worlds": (2, 1024), "candidates": (2, 16), "horizon": (1, 1000),
-              "win_bonus": (0, 10000), "trust": (0, 10), "draws": (0, 1), "sure": (0, 1),
-              "guide": (*GUIDES, f"{CHECKPOINT_GUIDE}PATH"), "rivals": RIVALS}
+    LIMITS = {
+        "worlds": (2, 1024),
+        "candidates": (2, 16),
+        "horizon": (1, 1000),
+        "win_bonus": (0, 10000),
+        "trust": (0, 10),
+        "draws": (0, 1),
+        "sure": (0, 1),
+        "guide": (*GUIDES, f"{CHECKPOINT_GUIDE}PATH"),
+        "rivals": RIVALS,
+    }
 
     @classmethod
     def parse(cls, options: str) -> ExpertBudget:
@@ -128,15 +136,17 @@ class ExpertBudget:
                 raise ValueError(f"expert: bad option {item!r}; options are {cls.forms()}")
             kind = type(getattr(cls, key))
             if key == "guide" and text.lower().startswith(CHECKPOINT_GUIDE):
-                if not text[len(CHECKPOINT_GUIDE):].strip():
-                    raise ValueError("expert: guide=ckpt: needs a path, e.g. "
-                                     "guide=ckpt:runs/RUN/last.pt")
-                values[key] = CHECKPOINT_GUIDE + text[len(CHECKPOINT_GUIDE):].strip()
+                if not text[len(CHECKPOINT_GUIDE) :].strip():
+                    raise ValueError(
+                        "expert: guide=ckpt: needs a path, e.g. guide=ckpt:runs/RUN/last.pt"
+                    )
+                values[key] = CHECKPOINT_GUIDE + text[len(CHECKPOINT_GUIDE) :].strip()
                 continue
             if kind is str:
                 if text.lower() not in (GUIDES if key == "guide" else cls.LIMITS[key]):
-                    raise ValueError(f"expert: {key} must be one of "
-                                     f"{', '.join(cls.LIMITS[key])}, got {text!r}")
+                    raise ValueError(
+                        f"expert: {key} must be one of {', '.join(cls.LIMITS[key])}, got {text!r}"
+                    )
                 values[key] = text.lower()
                 continue
             try:
@@ -153,13 +163,17 @@ class ExpertBudget:
     @classmethod
     def forms(cls) -> str:
         """Every option and what it takes: ``worlds=N, ..., guide=auto|...|ckpt:PATH``."""
-        return ", ".join(f"{k}={'|'.join(v) if isinstance(v[0], str) else 'N'}"
-                         for k, v in cls.LIMITS.items())
+        return ", ".join(
+            f"{k}={'|'.join(v) if isinstance(v[0], str) else 'N'}" for k, v in cls.LIMITS.items()
+        )
 
     def spec(self) -> str:
         """The agent name that gives this budget (``expert`` for the default)."""
-        changed = [f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
-                   if getattr(self, f.name) != f.default]
+        changed = [
+            f"{f.name}={getattr(self, f.name)}"
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != f.default
+        ]
         return "expert" + (":" + ",".join(changed) if changed else "")
 
 
@@ -184,12 +198,17 @@ class SearchStats:
         (points per world) and the smallest mean gain ``worlds`` worlds tell from noise at
         two standard errors (``resolves``)."""
         spread = self.gain_sd / self.compared if self.compared else float("nan")
-        return {"decisions": self.decisions, "searched": self.searched,
-                "overridden": self.overridden, "compared": self.compared,
-                "searched_share": self.searched / self.decisions if self.decisions else 0.0,
-                "override_share": self.overridden / self.searched if self.searched else 0.0,
-                "gain_sd": spread, "worlds": worlds,
-                "resolves": 2.0 * spread / np.sqrt(worlds)}
+        return {
+            "decisions": self.decisions,
+            "searched": self.searched,
+            "overridden": self.overridden,
+            "compared": self.compared,
+            "searched_share": self.searched / self.decisions if self.decisions else 0.0,
+            "override_share": self.overridden / self.searched if self.searched else 0.0,
+            "gain_sd": spread,
+            "worlds": worlds,
+            "resolves": 2.0 * spread / np.sqrt(worlds),
+        }
 
 
 def merge_search_summaries(summaries: list[dict | None]) -> dict | None:
@@ -227,8 +246,7 @@ class Choice(NamedTuple):
 
 def select_view(view: PlayerView, rows: np.ndarray) -> PlayerView:
     """The view of the decisions ``rows`` only."""
-    return PlayerView(**{f.name: getattr(view, f.name)[rows]
-                         for f in dataclasses.fields(view)})
+    return PlayerView(**{f.name: getattr(view, f.name)[rows] for f in dataclasses.fields(view)})
 
 
 def discard_prior(card_values: np.ndarray, rules: Rules, hand: np.ndarray) -> np.ndarray:
@@ -256,12 +274,13 @@ class SharpGuide:
         out[:, 0] = chosen
         rank = np.full(mask.shape, -np.inf)
         drawing = (view.phase == PHASE_DRAW) & bool(self.budget.draws)
-        draw_ids = np.r_[ids.DRAW, ids.TAKE, ids.END, ids.TAKE + 1: ids.MELD]
+        draw_ids = np.r_[ids.DRAW, ids.TAKE, ids.END, ids.TAKE + 1 : ids.MELD]
         rank[np.ix_(drawing, draw_ids)] = -np.arange(draw_ids.size, dtype=np.float64)
         discarding = (view.phase == PHASE_PLAY) & (chosen >= ids.DISCARD) & (chosen < ids.SWAP)
         if discarding.any():
-            rank[discarding, ids.DISCARD: ids.SWAP] = discard_prior(self.card_values, self.rules,
-                                                                    view.hand[discarding])
+            rank[discarding, ids.DISCARD : ids.SWAP] = discard_prior(
+                self.card_values, self.rules, view.hand[discarding]
+            )
         rank[~mask] = -np.inf
         rank[np.arange(n), chosen] = -np.inf
         order = np.argsort(-rank, axis=1, kind="stable")[:, : c - 1]
@@ -293,14 +312,15 @@ class PolicyGuide:
         return np.where(ok, order, -1)
 
 
-def make_guide(rules: Rules, seed: int, budget: ExpertBudget,
-               champion: int | None = None) -> SharpGuide | PolicyGuide:
+def make_guide(
+    rules: Rules, seed: int, budget: ExpertBudget, champion: int | None = None
+) -> SharpGuide | PolicyGuide:
     """The guide the budget names; ``auto`` takes the champion of these rules (release
     ``champion``, default the latest) when one ships and torch imports, else Sharp."""
     if budget.guide.startswith(CHECKPOINT_GUIDE):
         from rummy500.agents.outside import load_checkpoint_agent
 
-        path = budget.guide[len(CHECKPOINT_GUIDE):]
+        path = budget.guide[len(CHECKPOINT_GUIDE) :]
         try:
             return PolicyGuide(load_checkpoint_agent(path, rules, seed), budget)
         except (ValueError, NotImplementedError) as e:
@@ -319,8 +339,13 @@ def make_guide(rules: Rules, seed: int, budget: ExpertBudget,
 class ExpertAgent:
     """Determinized search over a guide's play-outs (see the module docstring)."""
 
-    def __init__(self, rules: Rules, seed: int = 0, budget: ExpertBudget | None = None,
-                 champion: int | None = None):
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int = 0,
+        budget: ExpertBudget | None = None,
+        champion: int | None = None,
+    ):
         self.rules = rules
         self.budget = budget or ExpertBudget()
         self.name = self.budget.spec()
@@ -352,8 +377,9 @@ class ExpertAgent:
         return Choice(action, candidates[:, 0], rows, candidates[rows], gains)
 
     # ------------------------------------------------------------------ search
-    def search(self, decision: Decision, rows: np.ndarray,
-               candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def search(
+        self, decision: Decision, rows: np.ndarray, candidates: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(int64 [r]: the candidate of each decision in ``rows`` with the best mean play-out,
         float64 [r, C]: each candidate's mean gain over the first, -inf where none)."""
         r, c = candidates.shape
@@ -365,12 +391,14 @@ class ExpertAgent:
         world = np.tile(np.arange(w), r * c)
         first = candidates[row, cand]
         keep = np.flatnonzero(first >= 0)
-        games = Games.of(self.rules, worlds.select(row[keep] * w + world[keep]),
-                         auto_deal=False)  # the tables kept from one micro-step to the next
+        games = Games.of(
+            self.rules, worlds.select(row[keep] * w + world[keep]), auto_deal=False
+        )  # the tables kept from one micro-step to the next
         games.step(first[keep])
         value = np.zeros(r * c * w)
-        value[keep] = self.play_out(games, view.seat[row[keep]].astype(np.int64),
-                                    world[keep] % 2 == 1)
+        value[keep] = self.play_out(
+            games, view.seat[row[keep]].astype(np.int64), world[keep] % 2 == 1
+        )
         value = value.reshape(r, c, w)
         gain = value - value[:, :1]  # paired with the guide's choice world by world
         mean = gain.mean(axis=2)
@@ -414,11 +442,14 @@ class ExpertAgent:
             else:
                 theirs = odd_world[index] & (state.current_player != me[index])
                 actions = np.empty(state.batch_size, np.int64)
-                for agent, rows in ((self.guide.rollout, np.flatnonzero(~theirs)),
-                                    (self.rival, np.flatnonzero(theirs))):
+                for agent, rows in (
+                    (self.guide.rollout, np.flatnonzero(~theirs)),
+                    (self.rival, np.flatnonzero(theirs)),
+                ):
                     if rows.size:
-                        actions[rows] = agent.act(Decision(
-                            rules=rules, mask=mask[rows], view=select_view(view, rows)))
+                        actions[rows] = agent.act(
+                            Decision(rules=rules, mask=mask[rows], view=select_view(view, rows))
+                        )
             games.step(actions)
         state = games.state
         all_rows = np.arange(state.batch_size)
@@ -441,8 +472,9 @@ class ExpertAgent:
         return value
 
 
-def make_expert(options: str, rules: Rules, seed: int = 0,
-                champion: int | None = None) -> ExpertAgent:
+def make_expert(
+    options: str, rules: Rules, seed: int = 0, champion: int | None = None
+) -> ExpertAgent:
     """The expert with the budget of ``options`` (the text after ``expert:``; '' = default),
     guided by champion release ``champion`` (default the latest): ``expert@N`` is the
     default budget over ``champion@N``."""

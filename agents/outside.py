@@ -55,10 +55,12 @@ def outside_spec(spec: str) -> tuple[str, dict[str, str], str] | None:
     return kind, options, target
 
 
-EXAMPLES = {"ckpt": "a path, e.g. ckpt:runs/RUN/last.pt",
-            "py": "a module and a name, e.g. py:my_bots:make_agent",
-            "sb3": "a model file, e.g. sb3:maskable_ppo.zip",
-            "cmd": "a command, e.g. cmd:'python my_bot.py'"}
+EXAMPLES = {
+    "ckpt": "a path, e.g. ckpt:runs/RUN/last.pt",
+    "py": "a module and a name, e.g. py:my_bots:make_agent",
+    "sb3": "a model file, e.g. sb3:maskable_ppo.zip",
+    "cmd": "a command, e.g. cmd:'python my_bot.py'",
+}
 
 
 def plugins() -> dict[str, Any]:
@@ -80,14 +82,16 @@ def load_checkpoint_agent(path: str, rules: Rules, seed: int) -> Agent:
         from rummy500.agents.torch_policy import TorchAgent
     except ImportError as e:
         raise NotImplementedError(
-            f"ckpt:{path}: checkpoint agents need torch ({e}); "
-            "use a built-in agent such as sharp") from None
+            f"ckpt:{path}: checkpoint agents need torch ({e}); use a built-in agent such as sharp"
+        ) from None
     check_file(path, "ckpt")
     from rummy500.agents.sb3_agent import is_sb3_archive
 
     if is_sb3_archive(path):
-        raise ValueError(f"ckpt:{path}: this is a Stable-Baselines3 model archive, not a "
-                         f"rummy500 checkpoint: play it with sb3:{path}")
+        raise ValueError(
+            f"ckpt:{path}: this is a Stable-Baselines3 model archive, not a "
+            f"rummy500 checkpoint: play it with sb3:{path}"
+        )
     try:
         policy, _ = load_policy(path, rules)
     except ValueError as e:  # CheckpointMismatch and friends
@@ -101,8 +105,12 @@ def check_file(path: str, kind: str) -> None:
     """A one-line ValueError unless ``path`` is a file (a folder: an RLlib checkpoint?)."""
     target = Path(path)
     if target.is_dir():
-        hint = (" (an RLlib checkpoint folder? rummy500 train --backend rllib exports "
-                "last.pt beside it, which ckpt: plays)" if kind == "ckpt" else "")
+        hint = (
+            " (an RLlib checkpoint folder? rummy500 train --backend rllib exports "
+            "last.pt beside it, which ckpt: plays)"
+            if kind == "ckpt"
+            else ""
+        )
         raise ValueError(f"{kind}:{path}: a folder, not a model file{hint}")
     if not target.is_file():
         raise ValueError(f"{kind}:{path}: no such file")
@@ -113,8 +121,9 @@ def python_factory(target: str) -> Callable[[Rules, int], Any]:
     from the working folder or the installed packages; a one-line ValueError otherwise."""
     module_name, sep, attribute = target.rpartition(":")
     if not sep or not module_name or not attribute:
-        raise ValueError(f"py:{target}: name a module and a factory or class, "
-                         "e.g. py:my_bots:make_agent")
+        raise ValueError(
+            f"py:{target}: name a module and a factory or class, e.g. py:my_bots:make_agent"
+        )
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
@@ -122,15 +131,18 @@ def python_factory(target: str) -> Callable[[Rules, int], Any]:
     except ImportError as e:
         raise ValueError(f"py:{target}: cannot import {module_name!r} ({e})") from None
     except Exception as e:  # the user's module raised while importing
-        raise ValueError(f"py:{target}: importing {module_name!r} raised "
-                         f"{type(e).__name__}: {e}") from None
+        raise ValueError(
+            f"py:{target}: importing {module_name!r} raised {type(e).__name__}: {e}"
+        ) from None
     for part in attribute.split("."):
         if not hasattr(found, part):
             raise ValueError(f"py:{target}: module {module_name!r} has no {attribute!r}")
         found = getattr(found, part)
     if not callable(found):
-        raise ValueError(f"py:{target}: {attribute!r} is a {type(found).__name__}, not a "
-                         "factory (rules, seed) -> agent or a class")
+        raise ValueError(
+            f"py:{target}: {attribute!r} is a {type(found).__name__}, not a "
+            "factory (rules, seed) -> agent or a class"
+        )
     return found
 
 
@@ -143,8 +155,10 @@ def built_by(factory: Callable[[Rules, int], Any], rules: Rules, seed: int, spec
     except (Exception, SystemExit) as e:  # the user's code
         raise ValueError(f"{spec}: making the agent raised {type(e).__name__}: {e}") from None
     if not callable(getattr(agent, "act", None)):
-        raise ValueError(f"{spec}: made a {type(agent).__name__}, which is no agent (an agent "
-                         "has act(decision) -> one action id per game)")
+        raise ValueError(
+            f"{spec}: made a {type(agent).__name__}, which is no agent (an agent "
+            "has act(decision) -> one action id per game)"
+        )
     if not isinstance(getattr(agent, "name", None), str):
         try:
             agent.name = spec
@@ -165,8 +179,9 @@ def check_command(command: str) -> None:
     if not argv:
         raise ValueError(f"cmd: needs {EXAMPLES['cmd']}")
     if shutil.which(argv[0]) is None:
-        raise ValueError(f"cmd:{command}: no program {argv[0]!r} (not on PATH, or not an "
-                         "executable file)")
+        raise ValueError(
+            f"cmd:{command}: no program {argv[0]!r} (not on PATH, or not an executable file)"
+        )
 
 
 def timeout_seconds(text: str | None, default: float) -> float:
@@ -180,6 +195,8 @@ def timeout_seconds(text: str | None, default: float) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= MAX_TIMEOUT:
-        raise ValueError(f"cmd: timeout={text[:40]} must be a number of seconds above 0 and "
-                         f"at most {MAX_TIMEOUT:g}")
+        raise ValueError(
+            f"cmd: timeout={text[:40]} must be a number of seconds above 0 and "
+            f"at most {MAX_TIMEOUT:g}"
+        )
     return value

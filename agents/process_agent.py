@@ -61,8 +61,14 @@ WAIT_STEP = 60.0
 class ProcessAgent:
     """An agent that is another process speaking the JSON-lines protocol above."""
 
-    def __init__(self, command: str, rules: Rules, seed: int = 0,
-                 timeout: float = DEFAULT_TIMEOUT, name: str | None = None) -> None:
+    def __init__(
+        self,
+        command: str,
+        rules: Rules,
+        seed: int = 0,
+        timeout: float = DEFAULT_TIMEOUT,
+        name: str | None = None,
+    ) -> None:
         self.rules, self.timeout = rules, float(timeout)
         self.name = name or f"cmd:{command}"
         self._layout = action_layout(rules)
@@ -73,12 +79,18 @@ class ProcessAgent:
         if not argv:
             raise ValueError("cmd: needs a command, e.g. cmd:'python my_bot.py'")
         try:
-            self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=subprocess.PIPE, bufsize=0,
-                                             start_new_session=True)
+            self._process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                start_new_session=True,
+            )
         except OSError as e:
-            raise ValueError(f"cmd:{command}: cannot start {argv[0]!r}: "
-                             f"{e.strerror or e}") from None
+            raise ValueError(
+                f"cmd:{command}: cannot start {argv[0]!r}: {e.strerror or e}"
+            ) from None
         self._stderr = bytearray()
         threading.Thread(target=self._keep_stderr, daemon=True).start()
         self._finalizer = weakref.finalize(self, _stop, self._process)
@@ -87,8 +99,9 @@ class ProcessAgent:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._process.stdout, selectors.EVENT_READ)
         try:  # a failure before any game is a bad spec, refused like the others
-            hello = self._ask({"protocol": PROTOCOL, "hello": {"rules": rules.to_dict(),
-                                                               "seed": int(seed)}}, 1)
+            hello = self._ask(
+                {"protocol": PROTOCOL, "hello": {"rules": rules.to_dict(), "seed": int(seed)}}, 1
+            )
             if not isinstance(hello, dict):
                 self._fail(f"its hello reply must be a JSON object, got {_short(hello)}")
         except AgentFailure as e:
@@ -105,18 +118,23 @@ class ProcessAgent:
             reply = self._ask({"protocol": PROTOCOL, "decisions": requests}, len(requests))
             actions = reply.get("actions") if isinstance(reply, dict) else None
             if not isinstance(actions, list) or len(actions) != len(requests):
-                self._fail(f"a batch of {len(requests)} decisions must be answered by "
-                           f'{{"actions": [{len(requests)} moves]}}, got {_short(reply)}')
+                self._fail(
+                    f"a batch of {len(requests)} decisions must be answered by "
+                    f'{{"actions": [{len(requests)} moves]}}, got {_short(reply)}'
+                )
         else:
             actions = []
             for request in requests:
                 reply = self._ask(request, 1)
                 if not isinstance(reply, dict) or "action" not in reply:
-                    self._fail(f'a decision must be answered by {{"action": ID or TEXT}}, '
-                               f"got {_short(reply)}")
+                    self._fail(
+                        f'a decision must be answered by {{"action": ID or TEXT}}, '
+                        f"got {_short(reply)}"
+                    )
                 actions.append(reply["action"])
-        return np.array([self._action_id(a, decision.mask[i]) for i, a in enumerate(actions)],
-                        np.int64)
+        return np.array(
+            [self._action_id(a, decision.mask[i]) for i, a in enumerate(actions)], np.int64
+        )
 
     def close(self) -> None:
         """Close the agent's stdin and let it exit (killed after a short grace)."""
@@ -155,8 +173,10 @@ class ProcessAgent:
                 self._fail(f"a reply line longer than {MAX_LINE:,} bytes")
             left = deadline - time.monotonic()
             if left <= 0:
-                self._fail(f"no reply within {self.timeout:g} s a decision "
-                           "(cmd[timeout=S]:... allows more)")
+                self._fail(
+                    f"no reply within {self.timeout:g} s a decision "
+                    "(cmd[timeout=S]:... allows more)"
+                )
             if not self._selector.select(min(left, WAIT_STEP)):
                 continue
             chunk = os.read(self._process.stdout.fileno(), 65536)
@@ -179,8 +199,7 @@ class ProcessAgent:
     def _stderr_tail(self) -> str:
         """The last ``STDERR_LINES`` non-empty lines of stderr, joined by `` | ``."""
         lines = bytes(self._stderr).decode("utf-8", errors="replace").splitlines()
-        return " | ".join([line.strip()[:200] for line in lines if line.strip()]
-                          [-STDERR_LINES:])
+        return " | ".join([line.strip()[:200] for line in lines if line.strip()][-STDERR_LINES:])
 
     def _died(self):
         try:
@@ -189,8 +208,9 @@ class ProcessAgent:
             code = None
         time.sleep(0.05)  # let the stderr reader take the last lines
         said = self._stderr_tail()
-        self._fail(f"the process ended (exit code {code})"
-                   + (f"; its stderr ends: {said}" if said else ""))
+        self._fail(
+            f"the process ended (exit code {code})" + (f"; its stderr ends: {said}" if said else "")
+        )
 
     def _fail(self, what: str):
         self.close()

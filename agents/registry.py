@@ -104,13 +104,14 @@ HEURISTICS = tuple(name for name, agent in BUILTIN.items() if agent.kind == "heu
 ANY_RULES = tuple(name for name, agent in BUILTIN.items() if agent.kind != "trained")
 """The built-in agents that play under every rule set, weakest first."""
 
-SPEC_FORMS = (", ".join(BUILTIN) + ", expert:OPTIONS, champion@N, expert@N, ckpt:PATH, "
-              "py:MODULE:NAME, sb3:PATH, "
-              "cmd:COMMAND, or an installed plug-in's name")
+SPEC_FORMS = (
+    ", ".join(BUILTIN) + ", expert:OPTIONS, champion@N, expert@N, ckpt:PATH, "
+    "py:MODULE:NAME, sb3:PATH, "
+    "cmd:COMMAND, or an installed plug-in's name"
+)
 """Every form an agent spec takes, for the programs' help texts."""
 
-NO_ORACLE = ("oracle: sees hidden cards, so only rummy500 eval and rummy500 ladder "
-             "accept it")
+NO_ORACLE = "oracle: sees hidden cards, so only rummy500 eval and rummy500 ladder accept it"
 """Why a program outside the arena refuses the oracle."""
 
 
@@ -158,15 +159,16 @@ def describe(spec: str, forms: str = SPEC_FORMS) -> AgentSpec:
 
         version = int(release.group(2))
         if version not in champion_versions():
-            raise ValueError(f"{text}: no such release (releases: "
-                             f"{', '.join(map(str, champion_versions()))})")
+            raise ValueError(
+                f"{text}: no such release (releases: {', '.join(map(str, champion_versions()))})"
+            )
         return AgentSpec(text, "release", release.group(1).lower(), version)
     if name == "oracle" or name.startswith("oracle:"):
-        return AgentSpec(text, "oracle", options=text[len("oracle:"):])
+        return AgentSpec(text, "oracle", options=text[len("oracle:") :])
     if name.startswith("expert:"):
         from rummy500.agents.expert import ExpertBudget
 
-        return AgentSpec(text, "expert", options=ExpertBudget.parse(text[len("expert:"):]))
+        return AgentSpec(text, "expert", options=ExpertBudget.parse(text[len("expert:") :]))
     if name in BUILTIN:
         return AgentSpec(text, "builtin", name)
     entry = plugins().get(name)
@@ -215,8 +217,10 @@ def _make_plugin(spec: AgentSpec, rules: Rules, seed: int) -> Agent:
     try:
         factory = spec.options.load()
     except Exception as e:  # the plug-in's own import failed
-        raise ValueError(f"{spec.text}: the plug-in {spec.options.value!r} cannot be loaded "
-                         f"({type(e).__name__}: {e})") from None
+        raise ValueError(
+            f"{spec.text}: the plug-in {spec.options.value!r} cannot be loaded "
+            f"({type(e).__name__}: {e})"
+        ) from None
     return built_by(factory, rules, seed, spec.text)
 
 

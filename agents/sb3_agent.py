@@ -67,9 +67,11 @@ def size_mismatch(rules: Rules, shape: tuple[int, ...] | None, n: int | None) ->
     size, actions = obs_layout(rules).size, action_layout(rules).size
     if shape is None or (shape, n) == ((size,), actions):
         return None
-    return (f"the model takes observations of shape {shape} and {n} actions; these rules "
-            f"give ({size},) and {actions}: it was trained for other rules or another "
-            "observation version")
+    return (
+        f"the model takes observations of shape {shape} and {n} actions; these rules "
+        f"give ({size},) and {actions}: it was trained for other rules or another "
+        "observation version"
+    )
 
 
 def bounded_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
@@ -87,6 +89,7 @@ def bounded_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
 def stored_sizes(data: dict[str, Any]) -> tuple[tuple[int, ...] | None, int | None]:
     """(observation shape, action count) as the ``data`` settings write them in plain text
     beside their pickles (None where absent)."""
+
     def ints(value: Any) -> list[int] | None:  # a number, a list of them, or their text
         if isinstance(value, int) and not isinstance(value, bool):
             return [value]
@@ -103,9 +106,11 @@ def plain_kwargs(data: dict[str, Any]) -> dict[str, Any]:
     """The archive's ``policy_kwargs`` when they are plain JSON; ValueError otherwise."""
     kwargs = data.get("policy_kwargs") or {}
     if not isinstance(kwargs, dict) or ":serialized:" in json.dumps(kwargs):
-        raise ValueError("its policy_kwargs are pickled (a class such as an activation_fn), "
-                         "which this loader does not run; only plain settings such as "
-                         "net_arch are read")
+        raise ValueError(
+            "its policy_kwargs are pickled (a class such as an activation_fn), "
+            "which this loader does not run; only plain settings such as "
+            "net_arch are read"
+        )
     return kwargs
 
 
@@ -128,8 +133,9 @@ def load_policy(path: str, rules: Rules) -> Any:
     problem = size_mismatch(rules, *stored_sizes(data))
     if problem:
         raise ValueError(problem)
-    policy = MaskableActorCriticPolicy(observation_space, action_space,
-                                       lr_schedule=lambda _: 0.0, **plain_kwargs(data))
+    policy = MaskableActorCriticPolicy(
+        observation_space, action_space, lr_schedule=lambda _: 0.0, **plain_kwargs(data)
+    )
     state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
     if not isinstance(state, dict):
         raise ValueError("its policy.pth holds no weights")
@@ -146,21 +152,25 @@ class SB3Agent:
             import sb3_contrib  # noqa: F401 - its policy class rebuilds the model
             import torch
         except ImportError as e:
-            raise NotImplementedError(f"sb3:{path}: needs sb3-contrib (pip install "
-                                      f"sb3-contrib) ({e})") from None
+            raise NotImplementedError(
+                f"sb3:{path}: needs sb3-contrib (pip install sb3-contrib) ({e})"
+            ) from None
         if not Path(path).is_file():
             raise ValueError(f"sb3:{path}: no such file")
         if not is_sb3_archive(path):
-            raise ValueError(f"sb3:{path}: not a Stable-Baselines3 model archive (a .zip "
-                             "written by model.save)")
+            raise ValueError(
+                f"sb3:{path}: not a Stable-Baselines3 model archive (a .zip written by model.save)"
+            )
         problem = rules_mismatch(path, rules)  # the stamp of agents/sb3_rules.py, if any
         if problem:
             raise ValueError(f"sb3:{path}: {problem}")
         try:
             self.policy = load_policy(path, rules)
         except Exception as e:  # a damaged archive, another algorithm, a policy of its own
-            raise ValueError(f"sb3:{path}: cannot load it as a MaskablePPO MlpPolicy model "
-                             f"({type(e).__name__}: {str(e).splitlines()[0][:200]})") from None
+            raise ValueError(
+                f"sb3:{path}: cannot load it as a MaskablePPO MlpPolicy model "
+                f"({type(e).__name__}: {str(e).splitlines()[0][:200]})"
+            ) from None
         self.rules, self.sample = rules, sample
         self.name = f"sb3:{path}"
         self.generator = torch.Generator().manual_seed(seed)
@@ -172,6 +182,9 @@ class SB3Agent:
         with torch.no_grad():
             distribution = self.policy.get_distribution(obs, action_masks=np.array(decision.mask))
             probs = distribution.distribution.probs
-            actions = (torch.multinomial(probs, 1, generator=self.generator)[:, 0]
-                       if self.sample else probs.argmax(dim=1))
+            actions = (
+                torch.multinomial(probs, 1, generator=self.generator)[:, 0]
+                if self.sample
+                else probs.argmax(dim=1)
+            )
         return actions.numpy().astype(np.int64)

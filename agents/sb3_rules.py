@@ -60,8 +60,10 @@ def rules_mismatch(path: str | Path, rules: Rules) -> str | None:
     if stamp is None:
         return None
     if stamp.get("obs_version") != OBS_VERSION:
-        return (f"it was trained on observation version {stamp.get('obs_version')}, this "
-                f"version of the project encodes version {OBS_VERSION}")
+        return (
+            f"it was trained on observation version {stamp.get('obs_version')}, this "
+            f"version of the project encodes version {OBS_VERSION}"
+        )
     try:
         trained = Rules.from_dict(stamp["rules"])
     except (KeyError, TypeError, ValueError) as e:

@@ -52,9 +52,9 @@ PHASE_WORDS = {
     "draw": "Your turn: draw from the stock, or take cards from the pile.",
     "play": "Your turn goes on: meld, lay off, then discard (or go out).",
     "call": "A rummy call is open on {card}, the card just discarded (the top of the pile): "
-            "call to take it and meld or lay it off at once, or pass.",
+    "call to take it and meld or lay it off at once, or pass.",
     "call_play": "You called: meld or lay off the called card, meld and lay off more if you "
-                 "like, then say done.",
+    "like, then say done.",
 }
 """What the seat must do in each phase an agent is asked in."""
 
@@ -83,8 +83,12 @@ def view_data(rules: Rules, view: PlayerView, i: int) -> dict[str, Any]:
     melds = []
     for m in range(int(view.n_melds[i])):
         texts, by = meld_cards(view, i, m)
-        melds.append({"kind": "run" if int(view.meld_kind[i, m]) == KIND_RUN else "set",
-                      "cards": [{"card": t, "by": absolute(b)} for t, b in zip(texts, by)]})
+        melds.append(
+            {
+                "kind": "run" if int(view.meld_kind[i, m]) == KIND_RUN else "set",
+                "cards": [{"card": t, "by": absolute(b)} for t, b in zip(texts, by)],
+            }
+        )
     known = view.known[i]
     return {
         "seat": me,
@@ -114,16 +118,21 @@ def view_words(rules: Rules, data: dict[str, Any], legal: list[dict[str, Any]]) 
     """``view_data``'s data, the game's rules and the legal moves in plain English: enough
     for a person who knows card games but not this project."""
     me, p = data["seat"], data["players"]
-    lines = [game_words(rules) + f" You are seat {me}; seat {data['dealer']} deals this hand.",
-             "The rules:"]
+    lines = [
+        game_words(rules) + f" You are seat {me}; seat {data['dealer']} deals this hand.",
+        "The rules:",
+    ]
     lines += [f"- {line}" for line in rules_words(rules)]
     lines += [
         f"Hand {data['hand_number']}, {counted(data['turn'], 'turn')} played. Totals: "
-        + ", ".join(f"seat {s} {t}" for s, t in enumerate(data["totals"])) + ".",
+        + ", ".join(f"seat {s} {t}" for s, t in enumerate(data["totals"]))
+        + ".",
         f"Your hand ({counted(len(data['hand']), 'card')}): {_cards(data['hand'])}"
-        + (" (you are floating)" if rules.floating and not data["hand"] else "") + ".",
+        + (" (you are floating)" if rules.floating and not data["hand"] else "")
+        + ".",
         f"The others know you hold: {' '.join(data['known_cards'][me])} (taken from the pile)."
-        if data["known_cards"][me] else "The others know none of your cards.",
+        if data["known_cards"][me]
+        else "The others know none of your cards.",
         f"Discard pile, oldest first ({counted(len(data['pile']), 'card')}): "
         f"{_cards(data['pile'])}" + ("; its top card is the last." if data["pile"] else "."),
         f"Stock: {counted(data['stock_size'], 'card')}.",
@@ -131,10 +140,12 @@ def view_words(rules: Rules, data: dict[str, Any], legal: list[dict[str, Any]]) 
     for s in (s for s in range(p) if s != me):
         known = data["known_cards"][s]
         held = data["hand_sizes"][s]
-        lines.append(f"Seat {s} holds {counted(held, 'card')}"
-                     + (" (floating)" if rules.floating and not held else "")
-                     + (f"; you all know it holds {' '.join(known)} (taken from the pile)"
-                        if known else "") + ".")
+        lines.append(
+            f"Seat {s} holds {counted(held, 'card')}"
+            + (" (floating)" if rules.floating and not held else "")
+            + (f"; you all know it holds {' '.join(known)} (taken from the pile)" if known else "")
+            + "."
+        )
     if data["melds"]:
         lines.append("On the table:")
         for k, meld in enumerate(data["melds"], 1):
@@ -142,26 +153,40 @@ def view_words(rules: Rules, data: dict[str, Any], legal: list[dict[str, Any]]) 
             lines.append(f"  {k}. {meld['kind']}: {cards}")
     else:
         lines.append("Nothing is on the table yet.")
-    lines.append("Points on the table this hand: "
-                 + ", ".join(f"seat {s} {t}" for s, t in enumerate(data["table_points"])) + ".")
+    lines.append(
+        "Points on the table this hand: "
+        + ", ".join(f"seat {s} {t}" for s, t in enumerate(data["table_points"]))
+        + "."
+    )
     if rules.layoff_requires_meld:
-        lines.append("You have melded this hand, so you may lay off." if data["melded"][me]
-                     else "You have not melded this hand yet, so you may not lay off.")
+        lines.append(
+            "You have melded this hand, so you may lay off."
+            if data["melded"][me]
+            else "You have not melded this hand yet, so you may not lay off."
+        )
     if data["owed"]:
-        lines.append(f"You must meld or lay off {data['owed']} first"
-                     + (" (or swap it for the joker that stands for it)"
-                        if rules.dig_swap and data["phase"] == "play" else "")
-                     + "; until then you may not discard.")
+        lines.append(
+            f"You must meld or lay off {data['owed']} first"
+            + (
+                " (or swap it for the joker that stands for it)"
+                if rules.dig_swap and data["phase"] == "play"
+                else ""
+            )
+            + "; until then you may not discard."
+        )
     if rules.keep_taken and data["taken"]:
-        lines.append(f"Taken from the pile this turn, so not to be discarded: "
-                     f"{' '.join(data['taken'])}.")
+        lines.append(
+            f"Taken from the pile this turn, so not to be discarded: {' '.join(data['taken'])}."
+        )
     if data["no_discard"]:
         lines.append(f"You may not discard {data['no_discard']} this turn.")
     top = data["pile"][-1] if data["pile"] else None
     lines.append(PHASE_WORDS.get(data["phase"], f"Phase: {data['phase']}.").format(card=top))
     lines.append("Legal moves (answer with the id or the text):")
-    lines += [f"  {move['id']}: {move['text']}{_taken_by(rules, move['text'], data['pile'])}"
-              for move in legal]
+    lines += [
+        f"  {move['id']}: {move['text']}{_taken_by(rules, move['text'], data['pile'])}"
+        for move in legal
+    ]
     meanings = move_words(rules)
     kinds = dict.fromkeys(move["text"].split()[0] for move in legal)
     lines.append("What these moves mean:")
@@ -178,7 +203,7 @@ def _taken_by(rules: Rules, move: str, pile: list[str]) -> str:
     verb, _, depth = move.partition(" ")
     if verb != "take":
         return ""
-    cards = pile[-int(depth):]
+    cards = pile[-int(depth) :]
     if len(cards) > 1:
         return f" (takes {' '.join(cards)}; {cards[0]}, the deepest, must be played first)"
     if rules.top_card_must_meld:
@@ -190,5 +215,10 @@ def decision_request(decision: Decision, i: int) -> dict[str, Any]:
     """The process protocol's request for decision ``i`` of ``decision``."""
     legal = legal_moves(decision.rules, decision.mask[i])
     data = view_data(decision.rules, decision.view, i)
-    return {"protocol": PROTOCOL, "seat": data["seat"], "legal": legal, "view": data,
-            "text": view_words(decision.rules, data, legal)}
+    return {
+        "protocol": PROTOCOL,
+        "seat": data["seat"],
+        "legal": legal,
+        "view": data,
+        "text": view_words(decision.rules, data, legal),
+    }

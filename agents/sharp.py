@@ -94,7 +94,7 @@ class SharpAgent(DrawChoice, PlayAndDiscard):
         table = table_counts(view)
         pile = pile_counts(view)
         known_others = view.known[:, 1:].sum(axis=1)
-        live = (rules.n_decks - hand.astype(np.int16) - table - pile - known_others)
+        live = rules.n_decks - hand.astype(np.int16) - table - pile - known_others
         live = np.clip(live, 0, None).astype(np.float32)
         live[:, N_NATURAL] = 0
         unseen = np.maximum(live.sum(axis=1), 1.0)
@@ -120,6 +120,16 @@ class SharpAgent(DrawChoice, PlayAndDiscard):
         next_fits = fits.any(axis=2)
         if rules.layoff_requires_meld:
             next_fits &= view.melded[:, 1][:, None]
-        return SeatContext(hand=hand, live=live, pile=pile, fits=fits, may_lay=may_lay,
-                        melded=melded, turns=turns, q_draw=q_draw, opp_hold=opp_hold,
-                        next_fits=next_fits, next_known=view.known[:, 1])
+        return SeatContext(
+            hand=hand,
+            live=live,
+            pile=pile,
+            fits=fits,
+            may_lay=may_lay,
+            melded=melded,
+            turns=turns,
+            q_draw=q_draw,
+            opp_hold=opp_hold,
+            next_fits=next_fits,
+            next_known=view.known[:, 1],
+        )

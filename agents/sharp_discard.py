@@ -22,13 +22,14 @@ class PlayAndDiscard(SharpPlanner):
         action_ids, prm, ct = self._action_ids, self.params, self.tables
         mask = decision.mask[rows]
         k = prm.candidates
-        melds = mask[:, action_ids.MELD: action_ids.LAYOFF]
+        melds = mask[:, action_ids.MELD : action_ids.LAYOFF]
         mscore = np.where(melds, ct.pattern_points[None, :].astype(np.float32), -1.0)
         mtop = np.argsort(-mscore, axis=1)[:, :k]
         mok = np.take_along_axis(mscore, mtop, axis=1) >= 0
-        lays = mask[:, action_ids.LAYOFF: action_ids.DISCARD]
-        lscore = np.where(lays, ct.layoff_points[:N_NATURAL].reshape(1, -1).astype(np.float32),
-                          -1.0)
+        lays = mask[:, action_ids.LAYOFF : action_ids.DISCARD]
+        lscore = np.where(
+            lays, ct.layoff_points[:N_NATURAL].reshape(1, -1).astype(np.float32), -1.0
+        )
         ltop = np.argsort(-lscore, axis=1)[:, :k]
         lok = np.take_along_axis(lscore, ltop, axis=1) >= 0
 
@@ -59,7 +60,7 @@ class PlayAndDiscard(SharpPlanner):
     def _discard(self, decision: Decision, ctx: SeatContext, rows: np.ndarray) -> np.ndarray:
         """The discard that costs least, less a penalty for feeding the next player."""
         action_ids, prm = self._action_ids, self.params
-        legal = decision.mask[rows, action_ids.DISCARD: action_ids.SWAP]
+        legal = decision.mask[rows, action_ids.DISCARD : action_ids.SWAP]
         cr, cc = np.nonzero(legal)
         grow = rows[cr]
         hands = ctx.hand[grow].copy()

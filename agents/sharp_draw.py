@@ -43,7 +43,7 @@ class DrawChoice(SharpPlanner):
             opt_nd.append(np.full(hand.shape[0], -1))
 
         # Every legal take.
-        takes = mask[:, action_ids.TAKE: action_ids.MELD]
+        takes = mask[:, action_ids.TAKE : action_ids.MELD]
         tr, td = np.nonzero(takes)
         if tr.size:
             depth = td + 1
@@ -71,8 +71,15 @@ class DrawChoice(SharpPlanner):
             is_take = oact != action_ids.DRAW
             pile = ctx.pile[grow] - np.where(is_take[:, None], taken_cards, 0)
             fits = ctx.fits[grow].copy()
-            v = self.evaluate(ctx, grow, hands, fits, np.concatenate(opt_owed),
-                              np.concatenate(opt_nd), pile=pile.astype(np.int8))
+            v = self.evaluate(
+                ctx,
+                grow,
+                hands,
+                fits,
+                np.concatenate(opt_owed),
+                np.concatenate(opt_nd),
+                pile=pile.astype(np.int8),
+            )
             v -= np.where(is_take, prm.take_card_cost * taken_cards.sum(axis=1), 0.0)
             col = np.where(is_take, oact - action_ids.TAKE + 2, 0)
             # Stock samples share column 0: average them.
@@ -87,8 +94,11 @@ class DrawChoice(SharpPlanner):
             held = (ctx.hand[rows].astype(np.float32) * self._values).sum(axis=1)
             values[end_ok, 1] = -held[end_ok]
         best = np.argmax(values, axis=1)
-        action = np.where(best == 0, action_ids.DRAW,
-                          np.where(best == 1, action_ids.END, action_ids.TAKE + best - 2))
+        action = np.where(
+            best == 0,
+            action_ids.DRAW,
+            np.where(best == 1, action_ids.END, action_ids.TAKE + best - 2),
+        )
         bad = ~np.isfinite(values[np.arange(n), best])
         if bad.any():
             action[bad] = sample_legal(mask[bad], self.rng)

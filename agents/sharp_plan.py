@@ -70,16 +70,16 @@ class SharpParams:
 class SeatContext:
     """What the acting seats know, per decision row (n rows)."""
 
-    hand: np.ndarray        # int8 [n, 53]
-    live: np.ndarray        # float32 [n, 53] copies unseen (stock or hidden in a hand)
-    pile: np.ndarray        # int8 [n, 53]    copies in the pile
-    fits: np.ndarray        # bool [n, 53, 3] where a card can be laid off now
-    may_lay: np.ndarray     # bool [n]        laying off is open to me now
-    melded: np.ndarray      # bool [n]        I have melded this hand
-    turns: np.ndarray       # float32 [n]     my draws left, estimated
-    q_draw: np.ndarray      # float32 [n]     chance of drawing one given unseen card
-    opp_hold: np.ndarray    # float32 [n]     points the opponents are expected to hold
-    next_fits: np.ndarray   # bool [n, 53]    cards the next player could lay off
+    hand: np.ndarray  # int8 [n, 53]
+    live: np.ndarray  # float32 [n, 53] copies unseen (stock or hidden in a hand)
+    pile: np.ndarray  # int8 [n, 53]    copies in the pile
+    fits: np.ndarray  # bool [n, 53, 3] where a card can be laid off now
+    may_lay: np.ndarray  # bool [n]        laying off is open to me now
+    melded: np.ndarray  # bool [n]        I have melded this hand
+    turns: np.ndarray  # float32 [n]     my draws left, estimated
+    q_draw: np.ndarray  # float32 [n]     chance of drawing one given unseen card
+    opp_hold: np.ndarray  # float32 [n]     points the opponents are expected to hold
+    next_fits: np.ndarray  # bool [n, 53]    cards the next player could lay off
     next_known: np.ndarray  # int8 [n, 53]    cards the next player is known to hold
 
 
@@ -93,9 +93,17 @@ class SharpPlanner:
     _values: np.ndarray
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, ctx: SeatContext, row: np.ndarray, hands: np.ndarray, fits: np.ndarray,
-                 owed: np.ndarray, no_discard: np.ndarray, pile: np.ndarray | None = None,
-                 melded: np.ndarray | None = None) -> np.ndarray:
+    def evaluate(
+        self,
+        ctx: SeatContext,
+        row: np.ndarray,
+        hands: np.ndarray,
+        fits: np.ndarray,
+        owed: np.ndarray,
+        no_discard: np.ndarray,
+        pile: np.ndarray | None = None,
+        melded: np.ndarray | None = None,
+    ) -> np.ndarray:
         """float32 [r]: value of holding ``hands`` [r, 53] at the play step of decision ``row``.
 
         ``hands`` and ``fits`` [r, 53, 3] are changed in place. ``owed`` [r]: card
@@ -124,8 +132,9 @@ class SharpPlanner:
         value += np.where(out, self.params.go_out_weight * ctx.opp_hold[row], 0.0)
         return value.astype(np.float32)
 
-    def _meld_all(self, hands: np.ndarray, fits: np.ndarray, owed: np.ndarray,
-                  made: np.ndarray) -> np.ndarray:
+    def _meld_all(
+        self, hands: np.ndarray, fits: np.ndarray, owed: np.ndarray, made: np.ndarray
+    ) -> np.ndarray:
         """Meld greedily by points (the owed card first); returns the points per row."""
         ct = self.tables
         points = np.zeros(hands.shape[0], np.float32)
@@ -192,8 +201,14 @@ class SharpPlanner:
             active = np.unique(active[r])
         return points
 
-    def holding_values(self, ctx: SeatContext, row: np.ndarray, hands: np.ndarray,
-                       fits: np.ndarray, pile: np.ndarray) -> np.ndarray:
+    def holding_values(
+        self,
+        ctx: SeatContext,
+        row: np.ndarray,
+        hands: np.ndarray,
+        fits: np.ndarray,
+        pile: np.ndarray,
+    ) -> np.ndarray:
         """float32 [r, 53]: what each held card is worth per copy (v * (a p - risk (1 - p)))."""
         rules, prm = self.rules, self.params
         r = hands.shape[0]
@@ -223,8 +238,12 @@ class SharpPlanner:
         p = 1.0 - (1.0 - p_set) * (1.0 - p_run) * (1.0 - p_lay)
         count = hands.sum(axis=1).astype(np.float32)
         turns = ctx.turns[row]
-        risk = np.clip(prm.risk_base + prm.risk_slope * np.maximum(count - 1, 0)
-                       / np.maximum(2.0 * turns + count, 1.0), 0.0, 1.0)
+        risk = np.clip(
+            prm.risk_base
+            + prm.risk_slope * np.maximum(count - 1, 0) / np.maximum(2.0 * turns + count, 1.0),
+            0.0,
+            1.0,
+        )
         v = self._values[:N_NATURAL].reshape(1, N_SUITS, N_RANKS)
         held = v * (prm.future_weight * p - risk[:, None, None] * (1.0 - p))
         out = np.zeros((r, N_CARD_IDS), np.float32)
@@ -237,27 +256,34 @@ class SharpPlanner:
         rules = self.rules
         r = present.shape[0]
         if rules.wrap:
+
             def at(a, k):
                 return np.roll(a, -k, axis=2)
+
             pres, logq = present, lq
         else:
             width = N_RANKS + 1 if rules.runs_ace_high else N_RANKS
             pres = np.zeros((r, N_SUITS, width + 4), bool)
             logq = np.zeros((r, N_SUITS, width + 4), lq.dtype)
-            pres[:, :, 2: 2 + N_RANKS] = present
-            logq[:, :, 2: 2 + N_RANKS] = lq
+            pres[:, :, 2 : 2 + N_RANKS] = present
+            logq[:, :, 2 : 2 + N_RANKS] = lq
             if rules.runs_ace_high:
                 pres[:, :, 2 + N_RANKS] = present[:, :, 0]
                 logq[:, :, 2 + N_RANKS] = lq[:, :, 0]
 
             def at(a, k):
-                return a[:, :, 2 + k: a.shape[2] - 2 + k]
+                return a[:, :, 2 + k : a.shape[2] - 2 + k]
+
         me = at(pres, 0)
         l1, l2, r1, r2 = at(pres, -1), at(pres, -2), at(pres, 1), at(pres, 2)
         adj_l, adj_r = me & l1, me & r1
         gap_l, gap_r = me & l2 & ~l1, me & r2 & ~r1
-        log_miss = (adj_l * at(logq, -2) + (adj_r | gap_l) * at(logq, -1)
-                    + (adj_l | gap_r) * at(logq, 1) + adj_r * at(logq, 2))
+        log_miss = (
+            adj_l * at(logq, -2)
+            + (adj_r | gap_l) * at(logq, -1)
+            + (adj_l | gap_r) * at(logq, 1)
+            + adj_r * at(logq, 2)
+        )
         chance = -np.expm1(log_miss)
         if rules.wrap or not rules.runs_ace_high:
             return chance

@@ -25,8 +25,21 @@ from .base import Decision
 from .distributions import LegalActions, MaskedCategorical, masked_logits
 from .widen import observation_tensor
 
-CARD_BLOCKS = ("hand", "known", "unseen", "pile", "pile_depth", "pile_top", "table_set",
-               "table_run", "table_by", "table_joker", "table_meld", "owed", "no_discard")
+CARD_BLOCKS = (
+    "hand",
+    "known",
+    "unseen",
+    "pile",
+    "pile_depth",
+    "pile_top",
+    "table_set",
+    "table_run",
+    "table_by",
+    "table_joker",
+    "table_meld",
+    "owed",
+    "no_discard",
+)
 """Observation blocks made of one or more rows of 53 per-card values."""
 
 
@@ -51,17 +64,26 @@ class _PolicyValue(nn.Module):
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.features(obs)).squeeze(-1).float()
 
-    def get_action_and_value(self, obs: torch.Tensor, mask: torch.Tensor | None,
-                             action: torch.Tensor | None = None, greedy: bool = False,
-                             legal: LegalActions | None = None):
+    def get_action_and_value(
+        self,
+        obs: torch.Tensor,
+        mask: torch.Tensor | None,
+        action: torch.Tensor | None = None,
+        greedy: bool = False,
+        legal: LegalActions | None = None,
+    ):
         """(action, log-prob, entropy, value) for [n, D] observations and [n, A] masks (or
         their ``LegalActions``, packed once for many minibatches)."""
         hidden = self.features(obs)
         dist = MaskedCategorical(self.actor(hidden), mask, legal)  # float32 even under autocast
         if action is None:
             action = dist.mode() if greedy else dist.sample()
-        return (action, dist.log_prob(action), dist.entropy(),
-                self.critic(hidden).squeeze(-1).float())
+        return (
+            action,
+            dist.log_prob(action),
+            dist.entropy(),
+            self.critic(hidden).squeeze(-1).float(),
+        )
 
 
 class MLPPolicy(_PolicyValue):
@@ -85,8 +107,9 @@ class MLPPolicy(_PolicyValue):
 class CardAttentionPolicy(_PolicyValue):
     """Per-card rows embedded and mixed by self-attention, plus the global features."""
 
-    def __init__(self, rules: Rules, n_actions: int, embed: int = 64, heads: int = 4,
-                 hidden: int = 256):
+    def __init__(
+        self, rules: Rules, n_actions: int, embed: int = 64, heads: int = 4, hidden: int = 256
+    ):
         super().__init__(hidden, n_actions)
         layout = obs_layout(rules)
         card_idx, global_idx = [], []
@@ -95,16 +118,18 @@ class CardAttentionPolicy(_PolicyValue):
         card_idx_t = torch.cat(card_idx)
         self.card_features = card_idx_t.numel() // N_CARD_IDS
         # Gather each card's value from every per-card block: [F, 53] -> index [53, F].
-        self.register_buffer("card_index", card_idx_t.view(self.card_features, N_CARD_IDS).T,
-                             persistent=False)
+        self.register_buffer(
+            "card_index", card_idx_t.view(self.card_features, N_CARD_IDS).T, persistent=False
+        )
         self.register_buffer("global_index", torch.cat(global_idx), persistent=False)
         self.card_identity = nn.Parameter(torch.randn(N_CARD_IDS, embed) * 0.1)
         self.card_proj = _layer(self.card_features, embed)
         self.attention = nn.MultiheadAttention(embed, heads, batch_first=True)
         self.norm = nn.LayerNorm(embed)
         self.global_proj = _layer(self.global_index.numel(), hidden)
-        self.mix = nn.Sequential(_layer(2 * embed + hidden, hidden), nn.Tanh(),
-                                 _layer(hidden, hidden), nn.Tanh())
+        self.mix = nn.Sequential(
+            _layer(2 * embed + hidden, hidden), nn.Tanh(), _layer(hidden, hidden), nn.Tanh()
+        )
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         cards = obs[:, self.card_index]  # [n, 53, F]
@@ -119,8 +144,7 @@ class CardAttentionPolicy(_PolicyValue):
 ARCHITECTURES = ("mlp", "cards")
 
 
-def build_policy(arch: str, rules: Rules, obs_dim: int, n_actions: int,
-                 **kwargs) -> _PolicyValue:
+def build_policy(arch: str, rules: Rules, obs_dim: int, n_actions: int, **kwargs) -> _PolicyValue:
     """A fresh network of architecture ``arch`` (``mlp`` or ``cards``)."""
     if arch == "mlp":
         return MLPPolicy(obs_dim, n_actions, **kwargs)
@@ -132,9 +156,15 @@ def build_policy(arch: str, rules: Rules, obs_dim: int, n_actions: int,
 class TorchAgent:
     """A network playing through the agent protocol (sampled or greedy actions)."""
 
-    def __init__(self, policy: _PolicyValue, rules: Rules, name: str = "torch",
-                 greedy: bool = False, device: str | torch.device = "cpu",
-                 seed: int = 0) -> None:
+    def __init__(
+        self,
+        policy: _PolicyValue,
+        rules: Rules,
+        name: str = "torch",
+        greedy: bool = False,
+        device: str | torch.device = "cpu",
+        seed: int = 0,
+    ) -> None:
         self.policy, self.rules, self.name, self.greedy = policy, rules, name, greedy
         self.device = torch.device(device)
         self.generator = torch.Generator(device=self.device).manual_seed(seed)

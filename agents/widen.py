@@ -30,8 +30,10 @@ def _constants(rules: Rules, device: torch.device) -> tuple:
     """The widening of ``rules`` as tensors on ``device``: ((start, stop, divisors), ...),
     the number runs, and (rules column, rule features)."""
     plan = widening(rules)
-    fractions = tuple((start, stop, torch.as_tensor(np.array(divisors), device=device))
-                      for start, stop, divisors in plan.fractions)
+    fractions = tuple(
+        (start, stop, torch.as_tensor(np.array(divisors), device=device))
+        for start, stop, divisors in plan.fractions
+    )
     features = torch.as_tensor(np.array(plan.rules), device=device)
     return fractions, plan.number_runs, plan.rules_at, features
 
@@ -44,19 +46,23 @@ def widen(rules: Rules, codes: torch.Tensor, numbers: torch.Tensor) -> torch.Ten
     for start, stop, divisors in fractions:
         obs[:, start:stop] /= divisors  # a tensor divisor: never a reciprocal multiply
     for at, first, size in number_runs:
-        obs[:, at: at + size] = numbers[:, first: first + size]
-    obs[:, rules_at: rules_at + features.numel()] = features
+        obs[:, at : at + size] = numbers[:, first : first + size]
+    obs[:, rules_at : rules_at + features.numel()] = features
     return obs
 
 
-def observation_tensor(rules: Rules, obs: np.ndarray | CompactObservation,
-                       device: torch.device | str = "cpu") -> torch.Tensor:
+def observation_tensor(
+    rules: Rules, obs: np.ndarray | CompactObservation, device: torch.device | str = "cpu"
+) -> torch.Tensor:
     """float32 [n, D] on ``device`` from float32 observations or compact ones (moved as
     uint8, widened there)."""
     device = torch.device(device)
     if isinstance(obs, CompactObservation):
-        return widen(rules, torch.as_tensor(obs.codes, device=device),
-                     torch.as_tensor(obs.numbers, device=device))
+        return widen(
+            rules,
+            torch.as_tensor(obs.codes, device=device),
+            torch.as_tensor(obs.numbers, device=device),
+        )
     if not obs.flags.writeable:  # a decision's, handed over read-only: copied, not shared
         return torch.tensor(obs, dtype=torch.float32, device=device)
     return torch.as_tensor(obs, dtype=torch.float32, device=device)

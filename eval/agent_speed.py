@@ -31,8 +31,9 @@ from rummy_env.core import (
 from rummy_env.core.state import empty_state
 
 
-def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] = ("casual",),
-                   max_steps: int = 160) -> State:
+def midgame_states(
+    rules: Rules, n: int, seed: int = 0, players: Sequence[str] = ("casual",), max_steps: int = 160
+) -> State:
     """n game positions, each at a seat's decision, snapshotted from seeded self-play.
 
     Seat s of every game is played by ``players[s % len(players)]``; games are
@@ -64,8 +65,9 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
         for k, agent in enumerate(agents):
             rows = acting[owner[acting] == k]
             if rows.size:
-                actions[rows] = agent.act(Decision(rules=rules, mask=mask[rows],
-                                                   view=games.view(rows=rows)))
+                actions[rows] = agent.act(
+                    Decision(rules=rules, mask=mask[rows], view=games.view(rows=rows))
+                )
         games.step(actions)
     pool = empty_state(rules, taken)
     at = 0
@@ -77,15 +79,21 @@ def midgame_states(rules: Rules, n: int, seed: int = 0, players: Sequence[str] =
     return pool
 
 
-def decision_batch(rules: Rules, n: int, seed: int = 0,
-                   players: Sequence[str] = ("casual",)) -> Decision:
+def decision_batch(
+    rules: Rules, n: int, seed: int = 0, players: Sequence[str] = ("casual",)
+) -> Decision:
     """``midgame_states`` as the Decision of the seat to play in each."""
     pool = midgame_states(rules, n, seed, players)
     return Decision(rules=rules, mask=legal_mask(rules, pool), view=player_view(rules, pool))
 
 
-def agent_speed(rules: Rules, batch_size: int = 4096, seconds: float = 2.0,
-                agents: Sequence[str] = HEURISTICS, seed: int = 0) -> dict:
+def agent_speed(
+    rules: Rules,
+    batch_size: int = 4096,
+    seconds: float = 2.0,
+    agents: Sequence[str] = HEURISTICS,
+    seed: int = 0,
+) -> dict:
     """{agent name: {"decisions_per_s", "calls", "seconds", "batch_size"}} timed on one batch.
 
     Each agent acts on the same batch repeatedly for about ``seconds`` (at least
@@ -113,8 +121,10 @@ def agent_speed(rules: Rules, batch_size: int = 4096, seconds: float = 2.0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rummy500.eval.agent_speed",
-                                     description="Decisions per second of each agent.")
+    parser = argparse.ArgumentParser(
+        prog="python -m rummy500.eval.agent_speed",
+        description="Decisions per second of each agent.",
+    )
     parser.add_argument("--agents", nargs="+", default=list(HEURISTICS))
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--players", type=int, default=2)
@@ -124,8 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules.preset_named(args.preset, players=args.players)
     results = agent_speed(rules, args.batch_size, args.seconds, args.agents)
     for name, r in results.items():
-        print(f"{name:>8}: {r['decisions_per_s']:>12,.0f} decisions/s "
-              f"({r['calls']} calls of {r['batch_size']})")
+        print(
+            f"{name:>8}: {r['decisions_per_s']:>12,.0f} decisions/s "
+            f"({r['calls']} calls of {r['batch_size']})"
+        )
     return 0
 
 

@@ -48,8 +48,9 @@ agents); beyond (720 orders of six agents), this many picked to keep who follows
 even as they can."""
 
 
-def seating_blocks(n_agents: int, players: int,
-                   kinds: Sequence[object] | None = None) -> list[np.ndarray]:
+def seating_blocks(
+    n_agents: int, players: int, kinds: Sequence[object] | None = None
+) -> list[np.ndarray]:
     """int64 [L_j, P] lineups (agent index at each seat) of each block of a fair plan.
 
     The tables: with k <= P agents one table, seat s -> agent s % k, and its k shifts;
@@ -100,8 +101,7 @@ def _fair_blocks(n_agents: int, players: int, kinds: tuple) -> tuple[np.ndarray,
     return tuple(blocks)
 
 
-def seating_plan(n_agents: int, players: int,
-                 kinds: Sequence[object] | None = None) -> np.ndarray:
+def seating_plan(n_agents: int, players: int, kinds: Sequence[object] | None = None) -> np.ndarray:
     """int64 [L, P]: every lineup of a fair plan, block after block (``seating_blocks``)."""
     return np.concatenate(seating_blocks(n_agents, players, kinds))
 
@@ -126,13 +126,13 @@ def _seat_orders(base: tuple[int, ...], kinds: list[object]) -> list[list[tuple[
     for order in itertools.permutations(base):
         if tuple(kinds[a] for a in order) in seen:
             continue
-        turned = [lineup for lineup in rotations(order)
-                  if tuple(kinds[a] for a in lineup) not in seen]
+        turned = [
+            lineup for lineup in rotations(order) if tuple(kinds[a] for a in lineup) not in seen
+        ]
         seen.update(tuple(kinds[a] for a in lineup) for lineup in turned)
         orders.append(turned)
     # In an order set by the kinds alone: listing the agents otherwise plays the same games.
-    orders.sort(key=lambda turned: min(tuple(str(kinds[a]) for a in lineup)
-                                       for lineup in turned))
+    orders.sort(key=lambda turned: min(tuple(str(kinds[a]) for a in lineup) for lineup in turned))
     if len(orders) > MAX_ORDERS:
         orders = _most_balanced(orders, max(base) + 1)
     return orders
@@ -164,12 +164,12 @@ class MatchResult:
     rules: Rules
     seed: int
     duplicate: bool
-    lineups: np.ndarray     # int64 [G, P]  agent index at each seat
-    deal: np.ndarray        # int64 [G]     deal (game id given to ``init``)
-    totals: np.ndarray      # int32 [G, P]  final totals per seat
-    winner: np.ndarray      # int64 [G]     winning seat, -1 (truncated)
-    truncated: np.ndarray   # bool [G]      stopped at ``max_hands``
-    hands: np.ndarray       # int64 [G]     hands played
+    lineups: np.ndarray  # int64 [G, P]  agent index at each seat
+    deal: np.ndarray  # int64 [G]     deal (game id given to ``init``)
+    totals: np.ndarray  # int32 [G, P]  final totals per seat
+    winner: np.ndarray  # int64 [G]     winning seat, -1 (truncated)
+    truncated: np.ndarray  # bool [G]      stopped at ``max_hands``
+    hands: np.ndarray  # int64 [G]     hands played
     decisions: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """int64 [k]: decisions each agent made."""
     seconds: float = 0.0
@@ -214,9 +214,14 @@ def distinct_names(agents: Sequence[Agent], kinds: Sequence[object]) -> None:
         agent.name = f"{base}#{seen[base]}" if seen[base] > 1 or repeated else base
 
 
-def match_games(n_agents: int, players: int, games: int, duplicate: bool,
-                first_deal: int = 0,
-                kinds: Sequence[object] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def match_games(
+    n_agents: int,
+    players: int,
+    games: int,
+    duplicate: bool,
+    first_deal: int = 0,
+    kinds: Sequence[object] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """(lineups [G, P], deal ids [G]) for a fair match of at least ``games`` games.
 
     The count is rounded up to whole cycles of the seating plan so every lineup
@@ -235,12 +240,20 @@ def match_games(n_agents: int, players: int, games: int, duplicate: bool,
     return lineups, deals
 
 
-def play_match(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
-               duplicate: bool = False, batch_size: int = 1024, progress: bool = True,
-               recorder: BatchRecorder | None = None,
-               kinds: Sequence[object] | None = None,
-               specs: Sequence[str | None] | None = None, workers: Workers | None = None,
-               agent_root: int | None = None) -> MatchResult:
+def play_match(
+    rules: Rules,
+    agents: Sequence[Agent],
+    games: int,
+    seed: int = 0,
+    duplicate: bool = False,
+    batch_size: int = 1024,
+    progress: bool = True,
+    recorder: BatchRecorder | None = None,
+    kinds: Sequence[object] | None = None,
+    specs: Sequence[str | None] | None = None,
+    workers: Workers | None = None,
+    agent_root: int | None = None,
+) -> MatchResult:
     """A fair match of about ``games`` games (see ``match_games``) between ``agents``;
     ``kinds``: what each agent plays like (its spec), for ``seating_blocks``.
 
@@ -251,16 +264,32 @@ def play_match(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
     from rummy500.eval.shards import Workers, entrants, play_sharded
 
     lineups, deals = match_games(len(agents), rules.players, games, duplicate, kinds=kinds)
-    result = play_sharded(rules, entrants(agents, specs), lineups, deals, seed,
-                          seed if agent_root is None else agent_root, workers or Workers(),
-                          batch_size=batch_size, progress=progress, recorder=recorder)
+    result = play_sharded(
+        rules,
+        entrants(agents, specs),
+        lineups,
+        deals,
+        seed,
+        seed if agent_root is None else agent_root,
+        workers or Workers(),
+        batch_size=batch_size,
+        progress=progress,
+        recorder=recorder,
+    )
     result.duplicate = duplicate
     return result
 
 
-def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals: np.ndarray,
-               seed: int, batch_size: int = 1024, progress: bool = True,
-               recorder: BatchRecorder | None = None) -> MatchResult:
+def play_games(
+    rules: Rules,
+    agents: Sequence[Agent],
+    lineups: np.ndarray,
+    deals: np.ndarray,
+    seed: int,
+    batch_size: int = 1024,
+    progress: bool = True,
+    recorder: BatchRecorder | None = None,
+) -> MatchResult:
     """Play game ``g`` = deal ``deals[g]`` with agent ``lineups[g, s]`` in seat s, to the end.
 
     ``recorder`` (optional) collects every game as a replayable record. An agent that fails
@@ -311,8 +340,9 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
                     view = games.view(state.current_player[rows], rows)
                     hidden = state.select(rows) if getattr(agent, "sees_hidden", False) else None
                     asked = time.perf_counter()
-                    chosen = agent.act(Decision(rules=rules, mask=mask[rows], view=view,
-                                                hidden=hidden))
+                    chosen = agent.act(
+                        Decision(rules=rules, mask=mask[rows], view=view, hidden=hidden)
+                    )
                     agent_seconds[k] += time.perf_counter() - asked
                     actions[rows] = np.asarray(chosen, np.int64).reshape(-1)
                     decisions[k] += rows.size
@@ -342,11 +372,19 @@ def play_games(rules: Rules, agents: Sequence[Agent], lineups: np.ndarray, deals
     bar.close()
     kept = finished if stopped else slice(None)
     return MatchResult(
-        agent_names=[a.name for a in agents], rules=rules, seed=seed, duplicate=False,
-        lineups=lineups[kept], deal=deals[kept], totals=totals[kept], winner=winner[kept],
-        truncated=truncated[kept], hands=hands[kept], decisions=decisions,
-        seconds=time.perf_counter() - start_time, stopped=stopped,
+        agent_names=[a.name for a in agents],
+        rules=rules,
+        seed=seed,
+        duplicate=False,
+        lineups=lineups[kept],
+        deal=deals[kept],
+        totals=totals[kept],
+        winner=winner[kept],
+        truncated=truncated[kept],
+        hands=hands[kept],
+        decisions=decisions,
+        seconds=time.perf_counter() - start_time,
+        stopped=stopped,
         agent_seconds=agent_seconds,
-        agent_search=[a.search_summary() if hasattr(a, "search_summary") else None
-                      for a in agents],
+        agent_search=[a.search_summary() if hasattr(a, "search_summary") else None for a in agents],
     )

@@ -57,8 +57,13 @@ class Level:
 LEVELS = {"full": Level(games=400), "quick": Level(games=20)}
 """The protocol's levels; ``full`` is the one to publish."""
 
-PINNED = {"random": 751.0, "casual": 1300.0, "sharp": 1631.0,
-          "champion@1": 1862.0, "expert@1": 1956.0}
+PINNED = {
+    "random": 751.0,
+    "casual": 1300.0,
+    "sharp": 1631.0,
+    "champion@1": 1862.0,
+    "expert@1": 1956.0,
+}
 """Each reference's rating, on the ladder's Elo scale (mean 1500 over the five), measured
 once by ``rummy500 ladder --no-defaults --agents random casual sharp champion@1 expert@1
 --games 100 --seed 20261205`` and fixed for this protocol version."""
@@ -70,9 +75,15 @@ RESAMPLES = 1000
 """Resamples behind the rating's interval."""
 
 
-def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
-              progress: bool = True, spec: str | None = None,
-              workers: Workers | None = None, seeds: MatchSeeds | None = None) -> dict:
+def benchmark(
+    agent: Agent,
+    level: str = "full",
+    batch_size: int = 512,
+    progress: bool = True,
+    spec: str | None = None,
+    workers: Workers | None = None,
+    seeds: MatchSeeds | None = None,
+) -> dict:
     """The report card of ``agent`` under the protocol at ``level`` (see ``card_markdown``).
 
     The matches against the references are cut into shards (``rummy500.eval.shards``),
@@ -92,25 +103,37 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
     (newcomer,) = entrants([agent], [spec])
     shards = []
     for k, name in enumerate(PINNED):
-        lineups, deals = match_games(2, RULES.players, plan.games, True,
-                                     kinds=["newcomer", name])
-        shards.append(cut(RULES, [newcomer, Entrant(name, spec=name)], lineups, deals,
-                          seeds.deal, seeds.agents + 1000 * (k + 1), batch_size=batch_size))
+        lineups, deals = match_games(2, RULES.players, plan.games, True, kinds=["newcomer", name])
+        shards.append(
+            cut(
+                RULES,
+                [newcomer, Entrant(name, spec=name)],
+                lineups,
+                deals,
+                seeds.deal,
+                seeds.agents + 1000 * (k + 1),
+                batch_size=batch_size,
+            )
+        )
     parts: list = [[] for _ in PINNED]
     of_match = [k for k, match_shards in enumerate(shards) for _ in match_shards]
-    played = run_shards([s for match_shards in shards for s in match_shards],
-                        workers or Workers(), progress, desc="benchmark")
+    played = run_shards(
+        [s for match_shards in shards for s in match_shards],
+        workers or Workers(),
+        progress,
+        desc="benchmark",
+    )
     for k, result in zip(of_match, played):
         parts[k].append(result.match)
-    stopped = next((part.stopped for match_parts in parts for part in match_parts
-                    if part.stopped), None)
+    stopped = next(
+        (part.stopped for match_parts in parts for part in match_parts if part.stopped), None
+    )
     rows, scores, decisions, agent_seconds = [], [], 0, 0.0
     for name, match_parts, match_shards in zip(PINNED, parts, shards):
         if stopped and (len(match_parts) < len(match_shards) or match_parts[-1].stopped):
             if not rows:
                 merge_results(match_parts, 0.0).raise_if_stopped("the benchmark")
-            return {**stopped_card(agent.name, level, rows, stopped, name),
-                    **seed_fields(seeds)}
+            return {**stopped_card(agent.name, level, rows, stopped, name), **seed_fields(seeds)}
         match = merge_results(match_parts, time.perf_counter() - start)
         rate, _ = win_rate_by_deal(match, 0)
         score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
@@ -118,16 +141,31 @@ def benchmark(agent: Agent, level: str = "full", batch_size: int = 512,
         scores.append((np.bincount(deal, score), np.bincount(deal).astype(np.float64)))
         decisions += int(match.decisions[0])
         agent_seconds += float(match.agent_seconds[0])
-        rows.append({"reference": name, "pinned": PINNED[name], "games": match.n_games,
-                     "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
-                     "score": float(score.mean())})
+        rows.append(
+            {
+                "reference": name,
+                "pinned": PINNED[name],
+                "games": match.n_games,
+                "win_rate": rate.value,
+                "win_lo": rate.lo,
+                "win_hi": rate.hi,
+                "score": float(score.mean()),
+            }
+        )
     elo, lo, hi = rating_interval(scores, np.array(list(PINNED.values())))
     card = {
-        "protocol": PROTOCOL, "level": level, "agent": agent.name, "elo": elo,
-        "elo_lo": lo, "elo_hi": hi, "games": int(sum(r["games"] for r in rows)),
-        "win_rate": {r["reference"]: r["win_rate"] for r in rows}, "references": rows,
+        "protocol": PROTOCOL,
+        "level": level,
+        "agent": agent.name,
+        "elo": elo,
+        "elo_lo": lo,
+        "elo_hi": hi,
+        "games": int(sum(r["games"] for r in rows)),
+        "win_rate": {r["reference"]: r["win_rate"] for r in rows},
+        "references": rows,
         "ms_per_decision": 1000.0 * agent_seconds / max(1, decisions),
-        "seconds": time.perf_counter() - start, **seed_fields(seeds),
+        "seconds": time.perf_counter() - start,
+        **seed_fields(seeds),
     }
     return {**card, "summary": summary_line(card), "stopped": None}
 
@@ -140,15 +178,21 @@ def seed_fields(seeds: MatchSeeds) -> dict:
 def stopped_card(agent: str, level: str, rows: list[dict], stopped: str, during: str) -> dict:
     """The card of a run that stopped (why: ``stopped``) in the match against ``during``:
     the references played to the end, no rating."""
-    return {"protocol": PROTOCOL, "level": level, "agent": agent, "elo": None,
-            "games": int(sum(r["games"] for r in rows)), "references": rows,
-            "win_rate": {r["reference"]: r["win_rate"] for r in rows}, "stopped": stopped,
-            "stopped_during": during,
-            "summary": f"{agent}: {PROTOCOL} ({level}) stopped against {during}: no rating"}
+    return {
+        "protocol": PROTOCOL,
+        "level": level,
+        "agent": agent,
+        "elo": None,
+        "games": int(sum(r["games"] for r in rows)),
+        "references": rows,
+        "win_rate": {r["reference"]: r["win_rate"] for r in rows},
+        "stopped": stopped,
+        "stopped_during": during,
+        "summary": f"{agent}: {PROTOCOL} ({level}) stopped against {during}: no rating",
+    }
 
 
-def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray,
-               prior: float = 0.5) -> float:
+def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray, prior: float = 0.5) -> float:
     """The rating R whose expected score against references rated ``pinned`` matches the
     scores ``won`` of ``games`` (``prior`` virtual half wins each way per reference keep a
     clean sweep finite, as the ladder's fit does).
@@ -167,8 +211,9 @@ def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray,
     return (low + high) / 2
 
 
-def rating_interval(scores: list[tuple[np.ndarray, np.ndarray]], pinned: np.ndarray,
-                    seed: int = 0) -> tuple[float, float, float]:
+def rating_interval(
+    scores: list[tuple[np.ndarray, np.ndarray]], pinned: np.ndarray, seed: int = 0
+) -> tuple[float, float, float]:
     """(rating, lo, hi): the fit of the per-deal scores of each reference's match
     (``(score [D], games [D])`` each) and its 95% interval (module docstring)."""
     won = np.array([s.sum() for s, _ in scores])
@@ -178,13 +223,18 @@ def rating_interval(scores: list[tuple[np.ndarray, np.ndarray]], pinned: np.ndar
     resampled = []
     for _ in range(RESAMPLES):
         picks = [rng.integers(0, s.size, s.size) for s, _ in scores]
-        resampled.append(fit_rating(np.array([s[p].sum() for (s, _), p in zip(scores, picks)]),
-                                    np.array([n[p].sum() for (_, n), p in zip(scores, picks)]),
-                                    pinned))
+        resampled.append(
+            fit_rating(
+                np.array([s[p].sum() for (s, _), p in zip(scores, picks)]),
+                np.array([n[p].sum() for (_, n), p in zip(scores, picks)]),
+                pinned,
+            )
+        )
     lo, hi = np.percentile(resampled, [2.5, 97.5])
     if ((won == 0) | (won == games)).all():  # resampled sweeps are the same sweep
-        chances = np.clip(rng.beta(won + 0.5, games - won + 0.5, (RESAMPLES, won.size)),
-                          1e-9, 1 - 1e-9)
+        chances = np.clip(
+            rng.beta(won + 0.5, games - won + 0.5, (RESAMPLES, won.size)), 1e-9, 1 - 1e-9
+        )
         drawn = [fit_rating(games * c, games, pinned, prior=0.0) for c in chances]
         lo, hi = min(lo, np.percentile(drawn, 2.5)), max(hi, np.percentile(drawn, 97.5))
     return rating, float(lo), float(hi)
@@ -193,29 +243,47 @@ def rating_interval(scores: list[tuple[np.ndarray, np.ndarray]], pinned: np.ndar
 def summary_line(card: dict) -> str:
     """One line fit to quote: protocol, games, rating with interval, win rate per reference."""
     rates = ", ".join(f"{name} {100 * rate:.1f}%" for name, rate in card["win_rate"].items())
-    return (f"{card['agent']}: {card['protocol']} ({card['level']}, {card['games']:,} "
-            f"duplicate games): rating {card['elo']:.0f} (95% CI {card['elo_lo']:.0f}-"
-            f"{card['elo_hi']:.0f}); win rate vs {rates}")
+    return (
+        f"{card['agent']}: {card['protocol']} ({card['level']}, {card['games']:,} "
+        f"duplicate games): rating {card['elo']:.0f} (95% CI {card['elo_lo']:.0f}-"
+        f"{card['elo_hi']:.0f}); win rate vs {rates}"
+    )
 
 
 def card_markdown(card: dict) -> str:
     """The report card: a table of the matches against the references, then the summary."""
     if card["stopped"]:
-        said = (f"Stopped ({card['stopped']}): no rating; the references played to the end "
-                f"({card['games']:,} games):")
+        said = (
+            f"Stopped ({card['stopped']}): no rating; the references played to the end "
+            f"({card['games']:,} games):"
+        )
     else:
-        said = (f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
-                f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
-                f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s.")
-    sealing = ("drawn unseen (sealed)" if card["sealed"] else
-               "given, not sealed: a replay, or a run any agent could have known the deals of")
-    said += (f" Seed {card['seed']}, agent seed {card['agent_seed']}, {sealing}; "
-             f"--seed {card['seed']} --agent-seed {card['agent_seed']} replays it.")
-    lines = [f"## {table_cell(card['agent'])}: {card['protocol']} ({card['level']})", "", said, "",
-             "| reference | pinned rating | games | win rate | 95% CI | score |",
-             "| --- | ---: | ---: | ---: | --- | ---: |"]
+        said = (
+            f"Rating **{card['elo']:.0f}** (95% CI {card['elo_lo']:.0f} - "
+            f"{card['elo_hi']:.0f}) on the ladder's scale; {card['games']:,} games, "
+            f"{card['ms_per_decision']:.2f} ms a decision, {card['seconds']:.0f} s."
+        )
+    sealing = (
+        "drawn unseen (sealed)"
+        if card["sealed"]
+        else "given, not sealed: a replay, or a run any agent could have known the deals of"
+    )
+    said += (
+        f" Seed {card['seed']}, agent seed {card['agent_seed']}, {sealing}; "
+        f"--seed {card['seed']} --agent-seed {card['agent_seed']} replays it."
+    )
+    lines = [
+        f"## {table_cell(card['agent'])}: {card['protocol']} ({card['level']})",
+        "",
+        said,
+        "",
+        "| reference | pinned rating | games | win rate | 95% CI | score |",
+        "| --- | ---: | ---: | ---: | --- | ---: |",
+    ]
     for row in card["references"]:
-        lines.append(f"| {row['reference']} | {row['pinned']:.0f} | {row['games']} | "
-                     f"{100 * row['win_rate']:.1f}% | {100 * row['win_lo']:.1f}% - "
-                     f"{100 * row['win_hi']:.1f}% | {row['score']:.3f} |")
+        lines.append(
+            f"| {row['reference']} | {row['pinned']:.0f} | {row['games']} | "
+            f"{100 * row['win_rate']:.1f}% | {100 * row['win_lo']:.1f}% - "
+            f"{100 * row['win_hi']:.1f}% | {row['score']:.3f} |"
+        )
     return "\n".join(lines + ["", card["summary"], ""])

@@ -31,8 +31,16 @@ DEFAULT_AGENTS = ANY_RULES
 """The agents every ladder holds unless told otherwise, weakest first: the built-in ones
 that play under every rule set."""
 
-LADDER_FIELDS = ("rank", "agent", "rating", "rating_lo", "rating_hi", "games", "win_rate",
-                 "decisions_per_s")
+LADDER_FIELDS = (
+    "rank",
+    "agent",
+    "rating",
+    "rating_lo",
+    "rating_hi",
+    "games",
+    "win_rate",
+    "decisions_per_s",
+)
 
 
 def ladder_games(n_agents: int, players: int, games: int) -> int:
@@ -41,10 +49,19 @@ def ladder_games(n_agents: int, players: int, games: int) -> int:
     return games * groups
 
 
-def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0,
-                batch_size: int = 1024, bootstrap: int = 200, progress: bool = True,
-                meta: dict | None = None, specs: Sequence[str | None] | None = None,
-                workers: Workers | None = None, agent_root: int | None = None) -> dict:
+def play_ladder(
+    rules: Rules,
+    agents: Sequence[Agent],
+    games: int,
+    seed: int = 0,
+    batch_size: int = 1024,
+    bootstrap: int = 200,
+    progress: bool = True,
+    meta: dict | None = None,
+    specs: Sequence[str | None] | None = None,
+    workers: Workers | None = None,
+    agent_root: int | None = None,
+) -> dict:
     """The match report of a duplicate round robin, with ``report["ladder"]`` in rating order
     (``specs``, ``workers`` and ``agent_root``: how ``rummy500.eval.arena.play_match`` plays
     it).
@@ -55,8 +72,18 @@ def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0
     if len(agents) < 3:
         raise ValueError("a ladder needs at least three agents")
     total = ladder_games(len(agents), rules.players, games)
-    match = play_match(rules, agents, total, seed=seed, duplicate=True, batch_size=batch_size,
-                       progress=progress, specs=specs, workers=workers, agent_root=agent_root)
+    match = play_match(
+        rules,
+        agents,
+        total,
+        seed=seed,
+        duplicate=True,
+        batch_size=batch_size,
+        progress=progress,
+        specs=specs,
+        workers=workers,
+        agent_root=agent_root,
+    )
     if not match.n_games:
         match.raise_if_stopped("the ladder")
     report = build_report(match, bootstrap=bootstrap, meta=meta)
@@ -64,10 +91,16 @@ def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0
     by_name = {a["agent"]: a for a in report["agents"]}
     order = sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"])
     report["ladder"] = [
-        {"rank": i + 1, "agent": name, "rating": r["rating"], "rating_lo": r["lo"],
-         "rating_hi": r["hi"], "games": by_name[name]["games"],
-         "win_rate": by_name[name]["win_rate"],
-         "decisions_per_s": 1000.0 / by_name[name]["ms_per_decision"]}
+        {
+            "rank": i + 1,
+            "agent": name,
+            "rating": r["rating"],
+            "rating_lo": r["lo"],
+            "rating_hi": r["hi"],
+            "games": by_name[name]["games"],
+            "win_rate": by_name[name]["win_rate"],
+            "decisions_per_s": 1000.0 / by_name[name]["ms_per_decision"],
+        }
         for i, (name, r) in enumerate(order)
     ]
     return report
@@ -75,14 +108,18 @@ def play_ladder(rules: Rules, agents: Sequence[Agent], games: int, seed: int = 0
 
 def ladder_markdown(report: dict) -> str:
     """The ladder table (rating order), then the full match report."""
-    lines = ["## Ladder", "",
-             "| rank | agent | rating | 95% CI | games | win rate | decisions/s |",
-             "| ---: | --- | ---: | --- | ---: | ---: | ---: |"]
+    lines = [
+        "## Ladder",
+        "",
+        "| rank | agent | rating | 95% CI | games | win rate | decisions/s |",
+        "| ---: | --- | ---: | --- | ---: | ---: | ---: |",
+    ]
     for row in report["ladder"]:
         lines.append(
             f"| {row['rank']} | {table_cell(row['agent'])} | {row['rating']:.0f} | "
             f"{row['rating_lo']:.0f} - {row['rating_hi']:.0f} | {row['games']} | "
-            f"{100 * row['win_rate']:.1f}% | {row['decisions_per_s']:.0f} |")
+            f"{100 * row['win_rate']:.1f}% | {row['decisions_per_s']:.0f} |"
+        )
     return "\n".join(lines) + "\n\n" + markdown(report)
 
 
@@ -95,6 +132,8 @@ def write_ladder(report: dict, out_dir: str | Path) -> list[Path]:
     writer = csv.DictWriter(rows, fieldnames=LADDER_FIELDS)
     writer.writeheader()
     writer.writerows(report["ladder"])
-    return [write_whole(out / "ladder.json", to_json(report).encode()),
-            write_whole(out / "ladder.csv", rows.getvalue().encode()),
-            write_whole(out / "ladder.md", ladder_markdown(report).encode())]
+    return [
+        write_whole(out / "ladder.json", to_json(report).encode()),
+        write_whole(out / "ladder.csv", rows.getvalue().encode()),
+        write_whole(out / "ladder.md", ladder_markdown(report).encode()),
+    ]

@@ -50,8 +50,10 @@ def parse_sees(text: str) -> str:
     except ValueError:
         share = -1.0
     if not 0.0 < share < 1.0:
-        raise ValueError(f"oracle: sees must be one of {', '.join(SEES)} or a share between 0 "
-                         f"and 1, got {text.strip()!r}")
+        raise ValueError(
+            f"oracle: sees must be one of {', '.join(SEES)} or a share between 0 "
+            f"and 1, got {text.strip()!r}"
+        )
     return repr(share)
 
 
@@ -88,8 +90,9 @@ class OracleAgent(ExpertAgent):
     sees_hidden = True
     """Asks the arena for ``Decision.hidden``."""
 
-    def __init__(self, rules: Rules, seed: int = 0, sees: str = "hands",
-                 budget: ExpertBudget | None = None):
+    def __init__(
+        self, rules: Rules, seed: int = 0, sees: str = "hands", budget: ExpertBudget | None = None
+    ):
         super().__init__(rules, seed, budget)
         self.sees = sees
         expert_name = self.budget.spec()
@@ -103,8 +106,10 @@ class OracleAgent(ExpertAgent):
         each unless ``sees=all``; with a share, only that share of the other hands' hidden
         cards kept), with fresh deal keys for later hands."""
         if decision.hidden is None:
-            raise ValueError("oracle: no hidden cards given; it plays in the arena only "
-                             "(rummy500 eval, rummy500 ladder)")
+            raise ValueError(
+                "oracle: no hidden cards given; it plays in the arena only "
+                "(rummy500 eval, rummy500 ladder)"
+            )
         truth = decision.hidden.select(rows)
         if self.sees not in SEES:
             return self.partly_seen_worlds(truth, view, float(self.sees))
@@ -125,8 +130,9 @@ class OracleAgent(ExpertAgent):
         shown[:, 1:] += self.rng.binomial(held[:, 1:] - shown[:, 1:], share)
         seen = dataclasses.replace(view, known=shown.astype(view.known.dtype))
         worlds = sample_worlds(self.rules, seen, w, self.rng)
-        worlds.known[np.arange(n * w)[:, None], np.repeat(seats, w, axis=0)] = \
-            np.repeat(view.known, w, axis=0)
+        worlds.known[np.arange(n * w)[:, None], np.repeat(seats, w, axis=0)] = np.repeat(
+            view.known, w, axis=0
+        )
         return worlds
 
 

@@ -50,8 +50,13 @@ def pairwise(match: MatchResult) -> tuple[np.ndarray, np.ndarray]:
     return score, met.astype(np.float64)
 
 
-def bradley_terry(wins: np.ndarray, games: np.ndarray, prior: float = 0.5,
-                  iterations: int = 500, tol: float = 1e-10) -> np.ndarray:
+def bradley_terry(
+    wins: np.ndarray,
+    games: np.ndarray,
+    prior: float = 0.5,
+    iterations: int = 500,
+    tol: float = 1e-10,
+) -> np.ndarray:
     """Strengths s [k] (geometric mean 1) from wins[a, b] of a over b in games[a, b]."""
     k = wins.shape[0]
     off = ~np.eye(k, dtype=bool)
@@ -107,13 +112,18 @@ def rate_match(match: MatchResult, bootstrap: int = 200, seed: int = 0) -> dict[
         no_doubt = one_sided(wins, games) | (hi <= lo)
         if no_doubt.any():
             draw_rng = np.random.default_rng([seed, 1])
-            redrawn = np.stack([to_elo(bradley_terry(posterior_wins(wins, games, draw_rng),
-                                                     games, prior=0.0))
-                                for _ in range(bootstrap)])
+            redrawn = np.stack(
+                [
+                    to_elo(bradley_terry(posterior_wins(wins, games, draw_rng), games, prior=0.0))
+                    for _ in range(bootstrap)
+                ]
+            )
             lo = np.where(no_doubt, np.minimum(lo, np.percentile(redrawn, 2.5, axis=0)), lo)
             hi = np.where(no_doubt, np.maximum(hi, np.percentile(redrawn, 97.5, axis=0)), hi)
-    return {name: {"rating": float(rating[a]), "lo": float(lo[a]), "hi": float(hi[a])}
-            for a, name in enumerate(match.agent_names)}
+    return {
+        name: {"rating": float(rating[a]), "lo": float(lo[a]), "hi": float(hi[a])}
+        for a, name in enumerate(match.agent_names)
+    }
 
 
 def one_sided(wins: np.ndarray, games: np.ndarray) -> np.ndarray:

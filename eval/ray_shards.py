@@ -35,8 +35,10 @@ def check_ray_address(address: str) -> None:
     try:
         socket.create_connection((host, int(port)), timeout=5).close()
     except OSError as e:
-        raise ValueError(f"nothing answers at {address} ({e.strerror or e}); start the "
-                         "cluster with ray start, or give its address") from None
+        raise ValueError(
+            f"nothing answers at {address} ({e.strerror or e}); start the "
+            "cluster with ray start, or give its address"
+        ) from None
 
 
 def on_ray(shards: Sequence[Shard], workers: Workers) -> Played:
@@ -47,12 +49,22 @@ def on_ray(shards: Sequence[Shard], workers: Workers) -> Played:
     started = not ray.is_initialized()
     if started:
         try:
-            ray.init(address=None if workers.address == "local" else workers.address,
-                     log_to_driver=False, configure_logging=False)
+            ray.init(
+                address=None if workers.address == "local" else workers.address,
+                log_to_driver=False,
+                configure_logging=False,
+            )
         except (ConnectionError, RuntimeError, ValueError) as e:
             first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            yield None, ShardResult(empty_result(
-                shards[0], f"cannot reach the Ray cluster at {workers.address}: {first_line}"))
+            yield (
+                None,
+                ShardResult(
+                    empty_result(
+                        shards[0],
+                        f"cannot reach the Ray cluster at {workers.address}: {first_line}",
+                    )
+                ),
+            )
             return
     task = ray.remote(num_cpus=1, max_retries=0)(play_shard)
     pending = [task.remote(shard, workers.threads) for shard in shards]
@@ -65,8 +77,10 @@ def on_ray(shards: Sequence[Shard], workers: Workers) -> Played:
                 result = ray.get(ready[0])
             except ray.exceptions.RayError as e:
                 first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
-                yield None, ShardResult(empty_result(shards[i], f"a Ray task failed "
-                                                                f"({first_line})"))
+                yield (
+                    None,
+                    ShardResult(empty_result(shards[i], f"a Ray task failed ({first_line})")),
+                )
                 return
             yield i, result
     except KeyboardInterrupt:

@@ -51,16 +51,18 @@ def win_rate_by_deal(match: MatchResult, agent: int) -> tuple[Estimate, float]:
     return clustered_win_rate(np.bincount(deals, won), np.bincount(deals, played * 1.0))
 
 
-def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = None,
-                 pcr: int | None = None) -> dict:
+def build_report(
+    match: MatchResult, bootstrap: int = 200, meta: dict | None = None, pcr: int | None = None
+) -> dict:
     """All the numbers of a match as JSON-able data (chips per game when ``pcr`` is given)."""
     names = match.agent_names
     k = len(names)
     g = match.n_games
     winner = match.winner_agent
     seats_of = np.stack([(match.lineups == a).sum(axis=1) for a in range(k)], axis=1)  # [G, k]
-    points = np.stack([np.where(match.lineups == a, match.totals, 0).sum(axis=1)
-                       for a in range(k)], axis=1)  # [G, k]
+    points = np.stack(
+        [np.where(match.lineups == a, match.totals, 0).sum(axis=1) for a in range(k)], axis=1
+    )  # [G, k]
     chips_of = None if pcr is None else agent_chips(match, pcr)  # [G, k]
 
     agents = []
@@ -73,16 +75,22 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
             "agent": name,
             "games": int(played.sum()),
             "wins": wins,
-            "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
-            "points_per_hand": pph.value, "points_lo": pph.lo, "points_hi": pph.hi,
+            "win_rate": rate.value,
+            "win_lo": rate.lo,
+            "win_hi": rate.hi,
+            "points_per_hand": pph.value,
+            "points_lo": pph.lo,
+            "points_hi": pph.hi,
             "hands": pph.n,
             "mean_total": float((points[played, a] / seats_of[played, a]).mean())
-            if played.any() else float("nan"),
+            if played.any()
+            else float("nan"),
             "decisions": int(match.decisions[a]) if match.decisions.size else 0,
             "ms_per_decision": _per_decision_ms(match, a),
             # The win rate of an agent no better than the others: its share of the seats.
             "even_rate": float((seats_of[played, a] / match.lineups.shape[1]).mean())
-            if played.any() else float("nan"),
+            if played.any()
+            else float("nan"),
         }
         if match.agent_search and match.agent_search[a] is not None:
             row["search"] = match.agent_search[a]
@@ -94,7 +102,8 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
             plain_half = rate.half_width
             row["duplicate"] = {
                 "deals": int(np.unique(match.deal[played]).size),
-                "win_lo": dup.lo, "win_hi": dup.hi,
+                "win_lo": dup.lo,
+                "win_hi": dup.hi,
                 "half_width": dup.half_width,
                 "plain_half_width": plain_half,
                 "narrowing": 1.0 - dup.half_width / plain_half if plain_half > 0 else 0.0,
@@ -141,8 +150,13 @@ def build_report(match: MatchResult, bootstrap: int = 200, meta: dict | None = N
 def agent_chips(match: MatchResult, pcr: int) -> np.ndarray:
     """float64 [G, k]: chips each agent won (+) or paid (-) in each game, over its seats."""
     seat_chips = chips(match.totals, match.winner, pcr)  # [G, P]
-    return np.stack([np.where(match.lineups == a, seat_chips, 0).sum(axis=1)
-                     for a in range(len(match.agent_names))], axis=1).astype(np.float64)
+    return np.stack(
+        [
+            np.where(match.lineups == a, seat_chips, 0).sum(axis=1)
+            for a in range(len(match.agent_names))
+        ],
+        axis=1,
+    ).astype(np.float64)
 
 
 def _per_decision_ms(match: MatchResult, agent: int) -> float:
@@ -165,12 +179,14 @@ def num(x: float, digits: int = 1) -> str:
 
 def search_line(agent: str, search: dict) -> str:
     """One sentence on what a search agent's search did and how finely it judged."""
-    return (f"{agent} searched {pct(search['searched_share'])} of its decisions and played "
-            f"another action than its guide in {pct(search['override_share'])} of those; a "
-            f"candidate's gain over the guide's choice, paired world by world, spread by "
-            f"{num(search['gain_sd'])} points per world, so {search['worlds']} worlds tell a "
-            f"mean gain from noise (two standard errors) from {num(search['resolves'])} points "
-            f"up.")
+    return (
+        f"{agent} searched {pct(search['searched_share'])} of its decisions and played "
+        f"another action than its guide in {pct(search['override_share'])} of those; a "
+        f"candidate's gain over the guide's choice, paired world by world, spread by "
+        f"{num(search['gain_sd'])} points per world, so {search['worlds']} worlds tell a "
+        f"mean gain from noise (two standard errors) from {num(search['resolves'])} points "
+        f"up."
+    )
 
 
 def _duplicate_line(meta: dict) -> str:
@@ -179,8 +195,10 @@ def _duplicate_line(meta: dict) -> str:
     per_deal = meta["games"] // max(meta["deals"], 1)
     if per_deal == meta["lineups"]:
         return f", duplicate: {meta['deals']} deals x {meta['lineups']} seatings"
-    return (f", duplicate: {meta['deals']} deals x {per_deal} seatings "
-            f"({meta['lineups']} seatings in all, one order around each table per deal)")
+    return (
+        f", duplicate: {meta['deals']} deals x {per_deal} seatings "
+        f"({meta['lineups']} seatings in all, one order around each table per deal)"
+    )
 
 
 def markdown(report: dict) -> str:
@@ -192,9 +210,12 @@ def markdown(report: dict) -> str:
         "",
         f"seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
-        + (f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
-           f"{meta['seed']} --agent-seed {meta['agent_seed']} replays it)"
-           if meta.get("sealed") else "")
+        + (
+            f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
+            f"{meta['seed']} --agent-seed {meta['agent_seed']} replays it)"
+            if meta.get("sealed")
+            else ""
+        )
         + (_duplicate_line(meta) if meta["duplicate"] else "")
         + f", {meta['mean_hands']:.1f} hands per game, {meta['truncated']} truncated, "
         f"{meta['seconds']:.0f} s",
@@ -208,55 +229,93 @@ def markdown(report: dict) -> str:
             f"| {table_cell(a['agent'])} | {a['games']} | {a['wins']} | {pct(a['win_rate'])} | "
             f"{pct(a['win_lo'])} - {pct(a['win_hi'])} | {num(a['points_per_hand'])} | "
             f"{num(a['points_lo'])} - {num(a['points_hi'])} | "
-            + ("nan" if ms != ms else f"{ms:.2f}") + " |")
+            + ("nan" if ms != ms else f"{ms:.2f}")
+            + " |"
+        )
     for a in report["agents"]:
         if "search" in a:
             lines += ["", search_line(a["agent"], a["search"])]
     if meta.get("pcr") is not None:
-        lines += ["", f"Chips per game at PCR {meta['pcr']}: each seat pays the winner "
-                  "(winner's total - its total) x PCR (mean with a 95% interval).", "",
-                  "| agent | chips/game | 95% CI |", "| --- | ---: | --- |"]
+        lines += [
+            "",
+            f"Chips per game at PCR {meta['pcr']}: each seat pays the winner "
+            "(winner's total - its total) x PCR (mean with a 95% interval).",
+            "",
+            "| agent | chips/game | 95% CI |",
+            "| --- | ---: | --- |",
+        ]
         for a in report["agents"]:
-            lines.append(f"| {table_cell(a['agent'])} | {num(a['chips_per_game'])} | "
-                         f"{num(a['chips_lo'])} - {num(a['chips_hi'])} |")
+            lines.append(
+                f"| {table_cell(a['agent'])} | {num(a['chips_per_game'])} | "
+                f"{num(a['chips_lo'])} - {num(a['chips_hi'])} |"
+            )
     if meta["duplicate"]:
-        lines += ["", "Duplicate deals: the win-rate interval counting each deal's seatings "
-                  "together (Wilson with n / design effect), against the Wilson interval of as "
-                  "many independent games.", "",
-                  "| agent | deals | 95% CI by deal | half-width | plain half-width | "
-                  "narrower by | worth plain games |",
-                  "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+        lines += [
+            "",
+            "Duplicate deals: the win-rate interval counting each deal's seatings "
+            "together (Wilson with n / design effect), against the Wilson interval of as "
+            "many independent games.",
+            "",
+            "| agent | deals | 95% CI by deal | half-width | plain half-width | "
+            "narrower by | worth plain games |",
+            "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
+        ]
         for a in report["agents"]:
             d = a["duplicate"]
             lines.append(
                 f"| {table_cell(a['agent'])} | {d['deals']} | "
                 f"{pct(d['win_lo'])} - {pct(d['win_hi'])} | "
                 f"{pct(d['half_width'])} | {pct(d['plain_half_width'])} | "
-                f"{pct(d['narrowing'])} | {d['equivalent_plain_games']:.0f} |")
+                f"{pct(d['narrowing'])} | {d['equivalent_plain_games']:.0f} |"
+            )
     if "head_to_head" in report:
         names = meta["agents"]
-        lines += ["", "Head to head: how often the row agent finished ahead of the column "
-                  "agent (95% Wilson interval).", "",
-                  "| | " + " | ".join(map(table_cell, names)) + " |",
-                  "| --- |" + " --- |" * len(names)]
+        lines += [
+            "",
+            "Head to head: how often the row agent finished ahead of the column "
+            "agent (95% Wilson interval).",
+            "",
+            "| | " + " | ".join(map(table_cell, names)) + " |",
+            "| --- |" + " --- |" * len(names),
+        ]
         for na in names:
             cells = []
             for nb in names:
                 c = report["head_to_head"][na].get(nb)
-                cells.append("-" if c is None else
-                             f"{pct(c['rate'])} ({pct(c['lo'])} - {pct(c['hi'])})")
+                cells.append(
+                    "-" if c is None else f"{pct(c['rate'])} ({pct(c['lo'])} - {pct(c['hi'])})"
+                )
             lines.append(f"| {table_cell(na)} | " + " | ".join(cells) + " |")
-        lines += ["", "Bradley-Terry ratings (Elo scale, mean 1500; 95% bootstrap interval).",
-                  "", "| agent | rating | 95% CI |", "| --- | ---: | --- |"]
+        lines += [
+            "",
+            "Bradley-Terry ratings (Elo scale, mean 1500; 95% bootstrap interval).",
+            "",
+            "| agent | rating | 95% CI |",
+            "| --- | ---: | --- |",
+        ]
         for name, r in sorted(report["ratings"].items(), key=lambda kv: -kv[1]["rating"]):
-            lines.append(f"| {table_cell(name)} | {r['rating']:.0f} | "
-                         f"{r['lo']:.0f} - {r['hi']:.0f} |")
+            lines.append(
+                f"| {table_cell(name)} | {r['rating']:.0f} | {r['lo']:.0f} - {r['hi']:.0f} |"
+            )
     return "\n".join(lines) + "\n"
 
 
-CSV_FIELDS = ("agent", "games", "wins", "win_rate", "win_lo", "win_hi", "points_per_hand",
-              "points_lo", "points_hi", "hands", "mean_total", "decisions", "ms_per_decision",
-              "even_rate")
+CSV_FIELDS = (
+    "agent",
+    "games",
+    "wins",
+    "win_rate",
+    "win_lo",
+    "win_hi",
+    "points_per_hand",
+    "points_lo",
+    "points_hi",
+    "hands",
+    "mean_total",
+    "decisions",
+    "ms_per_decision",
+    "even_rate",
+)
 
 
 def csv_text(report: dict) -> str:
@@ -296,8 +355,12 @@ def plot_win_rates(report: dict) -> bytes:
     agents = report["agents"]
     names = [a["agent"] for a in agents]
     rate = np.array([a["win_rate"] for a in agents])
-    err = np.array([[a["win_rate"] - a["win_lo"] for a in agents],
-                    [a["win_hi"] - a["win_rate"] for a in agents]])
+    err = np.array(
+        [
+            [a["win_rate"] - a["win_lo"] for a in agents],
+            [a["win_hi"] - a["win_rate"] for a in agents],
+        ]
+    )
     meta = report["meta"]
     fig, ax = plt.subplots(figsize=(1.6 + 1.2 * len(names), 3.6), dpi=120)
     ax.bar(names, rate, yerr=err, capsize=6, color="#4C72B0")
@@ -306,9 +369,12 @@ def plot_win_rates(report: dict) -> bytes:
         ax.hlines(e, i - 0.45, i + 0.45, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("games won (95% Wilson CI)")
-    ax.set_title(f"{meta['games']} games, {meta['players']} players, {meta['preset']}"
-                 + (", duplicate" if meta["duplicate"] else "")
-                 + "; dashed: even share", fontsize=9)
+    ax.set_title(
+        f"{meta['games']} games, {meta['players']} players, {meta['preset']}"
+        + (", duplicate" if meta["duplicate"] else "")
+        + "; dashed: even share",
+        fontsize=9,
+    )
     for i, a in enumerate(agents):
         ax.text(i, a["win_hi"] + 0.015, f"{100 * rate[i]:.1f}%", ha="center", fontsize=8)
     fig.tight_layout()
@@ -344,9 +410,11 @@ def write_report(report: dict, out_dir: str | Path) -> dict[str, Path]:
     key); the rest is written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    contents = {"json": ("report.json", to_json(report).encode()),
-                "csv": ("agents.csv", csv_text(report).encode()),
-                "md": ("report.md", markdown(report).encode())}
+    contents = {
+        "json": ("report.json", to_json(report).encode()),
+        "csv": ("agents.csv", csv_text(report).encode()),
+        "md": ("report.md", markdown(report).encode()),
+    }
     try:
         contents["png"] = ("win_rates.png", plot_win_rates(report))
     except ImportError:  # matplotlib is the optional [plots] extra

@@ -53,14 +53,20 @@ def _kind(spec: object) -> str | None:
     return found[0] if found else None
 
 
-def match_seeds(specs: Sequence[object], deal: int | None = None,
-                agents: int | None = None, default_deal: int = 0) -> MatchSeeds:
+def match_seeds(
+    specs: Sequence[object],
+    deal: int | None = None,
+    agents: int | None = None,
+    default_deal: int = 0,
+) -> MatchSeeds:
     """The seeds of a match seating ``specs``: those given as given; for a match that
     seats another process the rest drawn unseen (sealed when neither was given); else
     the deal seed ``default_deal`` and the agents' root equal to it."""
     if seats_another_process(specs):
-        return MatchSeeds(sealed_seed() if deal is None else deal,
-                          sealed_seed() if agents is None else agents,
-                          sealed=deal is None and agents is None)
+        return MatchSeeds(
+            sealed_seed() if deal is None else deal,
+            sealed_seed() if agents is None else agents,
+            sealed=deal is None and agents is None,
+        )
     deal = default_deal if deal is None else deal
     return MatchSeeds(deal, deal if agents is None else agents, sealed=False)

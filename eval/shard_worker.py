@@ -41,14 +41,25 @@ class Worker:
         from_parent, to_worker = os.pipe()
         from_worker, to_parent = os.pipe()
         process = subprocess.Popen(
-            [sys.executable, "-m", "rummy500.eval.shard_worker", str(from_parent),
-             str(to_parent), str(threads or 0), str(os.getpid())],
-            pass_fds=(from_parent, to_parent), stdin=subprocess.DEVNULL,
-            start_new_session=True, env=cls.environment())
+            [
+                sys.executable,
+                "-m",
+                "rummy500.eval.shard_worker",
+                str(from_parent),
+                str(to_parent),
+                str(threads or 0),
+                str(os.getpid()),
+            ],
+            pass_fds=(from_parent, to_parent),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=cls.environment(),
+        )
         os.close(from_parent)
         os.close(to_parent)
-        return cls(process, Connection(to_worker, readable=False),
-                   Connection(from_worker, writable=False))
+        return cls(
+            process, Connection(to_worker, readable=False), Connection(from_worker, writable=False)
+        )
 
     @staticmethod
     def environment() -> dict[str, str]:
@@ -66,8 +77,11 @@ class Worker:
             code = self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             code = None
-        how = (f"signal {signal.Signals(-code).name}" if code is not None and code < 0
-               else f"exit code {code}")
+        how = (
+            f"signal {signal.Signals(-code).name}"
+            if code is not None and code < 0
+            else f"exit code {code}"
+        )
         return f"a worker process died ({how})"
 
     def ask_to_stop(self) -> None:

@@ -95,9 +95,11 @@ class Entrant:
             try:
                 agent = pickle.loads(self.pickled)
             except Exception as e:  # e.g. its module is not importable where the shard plays
-                raise AgentFailure(f"agent {self.name}: its copy cannot be rebuilt in a "
-                                   f"worker ({type(e).__name__}: {e}); play it with one "
-                                   "worker") from None
+                raise AgentFailure(
+                    f"agent {self.name}: its copy cannot be rebuilt in a "
+                    f"worker ({type(e).__name__}: {e}); play it with one "
+                    "worker"
+                ) from None
             if self.checked:
                 from rummy500.agents.checked import checked
 
@@ -106,8 +108,7 @@ class Entrant:
         return agent
 
 
-def entrants(agents: Sequence[Agent], specs: Sequence[str | None] | None = None
-             ) -> list[Entrant]:
+def entrants(agents: Sequence[Agent], specs: Sequence[str | None] | None = None) -> list[Entrant]:
     """The entrant of each agent: its spec where ``specs`` names one, else the object
     pickled (or, where it cannot be, kept as it is, with the reason)."""
     from rummy500.agents.checked import CheckedAgent
@@ -124,8 +125,13 @@ def entrants(agents: Sequence[Agent], specs: Sequence[str | None] | None = None
             out.append(Entrant(agent.name, local=agent, why_local=f"{type(e).__name__}: {e}"))
             continue
         if names_main_script(pickled):
-            out.append(Entrant(agent.name, local=agent, why_local="it is defined in the main "
-                               "script, which a worker does not run"))
+            out.append(
+                Entrant(
+                    agent.name,
+                    local=agent,
+                    why_local="it is defined in the main script, which a worker does not run",
+                )
+            )
         else:
             out.append(Entrant(agent.name, pickled=pickled, checked=is_checked))
     return out
@@ -136,8 +142,10 @@ def names_main_script(pickled: bytes) -> bool:
     running script), which a worker's fresh interpreter cannot import."""
     import pickletools
 
-    return any(arg == "__main__" or (isinstance(arg, str) and arg.startswith("__main__ "))
-               for _, arg, _ in pickletools.genops(pickled))
+    return any(
+        arg == "__main__" or (isinstance(arg, str) and arg.startswith("__main__ "))
+        for _, arg, _ in pickletools.genops(pickled)
+    )
 
 
 @dataclass(frozen=True)
@@ -169,17 +177,36 @@ def shard_count(games: int) -> int:
     return -(-games // SHARD_GAMES)
 
 
-def cut(rules: Rules, agents: Sequence[Entrant], lineups: np.ndarray, deals: np.ndarray,
-        seed: int, root: int, first_shard: int = 0, batch_size: int = 1024,
-        record: bool = False) -> list[Shard]:
+def cut(
+    rules: Rules,
+    agents: Sequence[Entrant],
+    lineups: np.ndarray,
+    deals: np.ndarray,
+    seed: int,
+    root: int,
+    first_shard: int = 0,
+    batch_size: int = 1024,
+    record: bool = False,
+) -> list[Shard]:
     """The shards of a match: its games in order, ``SHARD_GAMES`` at a time, numbered from
     ``first_shard`` (a caller playing several sets of games under one root numbers them
     on)."""
     lineups = np.asarray(lineups, np.int64)
     deals = np.asarray(deals, np.int64)
-    return [Shard(rules, tuple(agents), lineups[s:s + SHARD_GAMES], deals[s:s + SHARD_GAMES],
-                  seed, root, first_shard + i, batch_size, record)
-            for i, s in enumerate(range(0, len(deals), SHARD_GAMES))]
+    return [
+        Shard(
+            rules,
+            tuple(agents),
+            lineups[s : s + SHARD_GAMES],
+            deals[s : s + SHARD_GAMES],
+            seed,
+            root,
+            first_shard + i,
+            batch_size,
+            record,
+        )
+        for i, s in enumerate(range(0, len(deals), SHARD_GAMES))
+    ]
 
 
 def play_shard(shard: Shard, threads: int | None = None) -> ShardResult:
@@ -198,8 +225,16 @@ def play_shard(shard: Shard, threads: int | None = None) -> ShardResult:
         if threads is not None and "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(threads)
         recorder = BatchRecorder(shard.rules, shard.seed) if shard.record else None
-        match = play_games(shard.rules, agents, shard.lineups, shard.deals, shard.seed,
-                           batch_size=shard.batch_size, progress=False, recorder=recorder)
+        match = play_games(
+            shard.rules,
+            agents,
+            shard.lineups,
+            shard.deals,
+            shard.seed,
+            batch_size=shard.batch_size,
+            progress=False,
+            recorder=recorder,
+        )
     finally:
         close_agents(agents, shard.entrants)
     if recorder is not None:  # the games of a stopped shard that finished, and only those
@@ -222,12 +257,21 @@ def empty_result(shard: Shard, stopped: str) -> MatchResult:
     """A shard that played no game, stopped for ``stopped``."""
     k, p = len(shard.entrants), shard.rules.players
     return MatchResult(
-        agent_names=[e.name for e in shard.entrants], rules=shard.rules, seed=shard.seed,
-        duplicate=False, lineups=np.zeros((0, p), np.int64), deal=np.zeros(0, np.int64),
-        totals=np.zeros((0, p), np.int32), winner=np.zeros(0, np.int64),
-        truncated=np.zeros(0, bool), hands=np.zeros(0, np.int64),
-        decisions=np.zeros(k, np.int64), agent_seconds=np.zeros(k), stopped=stopped,
-        agent_search=[None] * k)
+        agent_names=[e.name for e in shard.entrants],
+        rules=shard.rules,
+        seed=shard.seed,
+        duplicate=False,
+        lineups=np.zeros((0, p), np.int64),
+        deal=np.zeros(0, np.int64),
+        totals=np.zeros((0, p), np.int32),
+        winner=np.zeros(0, np.int64),
+        truncated=np.zeros(0, bool),
+        hands=np.zeros(0, np.int64),
+        decisions=np.zeros(k, np.int64),
+        agent_seconds=np.zeros(k),
+        stopped=stopped,
+        agent_search=[None] * k,
+    )
 
 
 def merge_results(parts: Sequence[MatchResult], seconds: float) -> MatchResult:
@@ -239,11 +283,15 @@ def merge_results(parts: Sequence[MatchResult], seconds: float) -> MatchResult:
     first = parts[0]
     stop = next((i for i, part in enumerate(parts) if part.stopped), None)
     if stop is not None:
-        parts = parts[:stop + 1]
-    search = [merge_search_summaries([part.agent_search[k] for part in parts])
-              for k in range(len(first.agent_names))]
+        parts = parts[: stop + 1]
+    search = [
+        merge_search_summaries([part.agent_search[k] for part in parts])
+        for k in range(len(first.agent_names))
+    ]
     return MatchResult(
-        agent_names=list(first.agent_names), rules=first.rules, seed=first.seed,
+        agent_names=list(first.agent_names),
+        rules=first.rules,
+        seed=first.seed,
         duplicate=first.duplicate,
         lineups=np.concatenate([part.lineups for part in parts]),
         deal=np.concatenate([part.deal for part in parts]),
@@ -253,27 +301,32 @@ def merge_results(parts: Sequence[MatchResult], seconds: float) -> MatchResult:
         hands=np.concatenate([part.hands for part in parts]),
         decisions=np.sum([part.decisions for part in parts], axis=0),
         agent_seconds=np.sum([part.agent_seconds for part in parts], axis=0),
-        seconds=seconds, agent_search=search,
-        stopped=None if stop is None else parts[stop].stopped)
+        seconds=seconds,
+        agent_search=search,
+        stopped=None if stop is None else parts[stop].stopped,
+    )
 
 
 def placed(workers: Workers, shards: Sequence[Shard]) -> Workers:
     """``workers`` fitted to ``shards``: never more processes than shards, and all in this
     process when an agent cannot be pickled (told in one line)."""
-    kept = {e.name: e.why_local for shard in shards for e in shard.entrants
-            if e.local is not None}
+    kept = {e.name: e.why_local for shard in shards for e in shard.entrants if e.local is not None}
     if kept and (workers.address or min(workers.count, len(shards)) > 1):
         reasons = "; ".join(f"{name} ({why})" for name, why in kept.items())
-        print(f"playing the match in this process, not in workers: {reasons} cannot be "
-              "pickled to send to a worker", file=sys.stderr)
+        print(
+            f"playing the match in this process, not in workers: {reasons} cannot be "
+            "pickled to send to a worker",
+            file=sys.stderr,
+        )
         return Workers(1, None, workers.threads)
     if workers.address:
         return workers
     return Workers(max(1, min(workers.count, len(shards))), None, workers.threads)
 
 
-def run_shards(shards: Sequence[Shard], workers: Workers, progress: bool = False,
-               desc: str = "games") -> Iterator[ShardResult]:
+def run_shards(
+    shards: Sequence[Shard], workers: Workers, progress: bool = False, desc: str = "games"
+) -> Iterator[ShardResult]:
     """The results of ``shards`` in shard order, played where ``workers`` says; a progress
     bar over all of them (games, with the time left) unless ``progress`` is False.
 
@@ -284,8 +337,9 @@ def run_shards(shards: Sequence[Shard], workers: Workers, progress: bool = False
 
     workers = placed(workers, shards)
     total = sum(len(shard.deals) for shard in shards)
-    bar = tqdm(total=total, disable=not progress, unit="game", desc=desc, leave=False,
-               smoothing=0.0)
+    bar = tqdm(
+        total=total, disable=not progress, unit="game", desc=desc, leave=False, smoothing=0.0
+    )
     if workers.address:
         from rummy500.eval.ray_shards import on_ray
 
@@ -376,16 +430,35 @@ def _hand_out(shards: Sequence[Shard], pool: list) -> Played:
             give(w)
 
 
-def play_sharded(rules: Rules, agents: Sequence[Entrant], lineups: np.ndarray,
-                 deals: np.ndarray, seed: int, root: int, workers: Workers,
-                 batch_size: int = 1024, progress: bool = False, recorder: Any = None,
-                 first_shard: int = 0, desc: str = "games") -> MatchResult:
+def play_sharded(
+    rules: Rules,
+    agents: Sequence[Entrant],
+    lineups: np.ndarray,
+    deals: np.ndarray,
+    seed: int,
+    root: int,
+    workers: Workers,
+    batch_size: int = 1024,
+    progress: bool = False,
+    recorder: Any = None,
+    first_shard: int = 0,
+    desc: str = "games",
+) -> MatchResult:
     """``play_games`` of ``lineups`` and ``deals``, shard by shard where ``workers`` says,
     merged into one match; ``recorder`` (a ``BatchRecorder``) gets each shard's records in
     shard order as they come in."""
     start = time.perf_counter()
-    shards = cut(rules, agents, lineups, deals, seed, root, first_shard, batch_size,
-                 record=recorder is not None)
+    shards = cut(
+        rules,
+        agents,
+        lineups,
+        deals,
+        seed,
+        root,
+        first_shard,
+        batch_size,
+        record=recorder is not None,
+    )
     parts = []
     for result in run_shards(shards, workers, progress, desc):
         parts.append(result.match)

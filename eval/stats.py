@@ -76,9 +76,13 @@ def t_quantile(dof: int, z: float = Z95) -> float:
         return 4.302652729749464 if abs(z - Z95) < 1e-9 else float("inf")
     v = float(dof)
     z2 = z * z
-    return (z + (z2 + 1) * z / (4 * v) + ((5 * z2 + 16) * z2 + 3) * z / (96 * v * v)
-            + (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / (384 * v ** 3)
-            + ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / (92160 * v ** 4))
+    return (
+        z
+        + (z2 + 1) * z / (4 * v)
+        + ((5 * z2 + 16) * z2 + 3) * z / (96 * v * v)
+        + (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / (384 * v**3)
+        + ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / (92160 * v**4)
+    )
 
 
 def mean_interval(values, z: float = Z95) -> Estimate:
@@ -114,7 +118,7 @@ def ratio_interval(sums, counts, z: float = Z95) -> Estimate:
     if g < 2:
         return Estimate(ratio, float("nan"), float("nan"), int(total))
     resid = s - ratio * c
-    var = g / (g - 1) * float((resid ** 2).sum()) / total ** 2
+    var = g / (g - 1) * float((resid**2).sum()) / total**2
     half = t_quantile(g - 1, z) * math.sqrt(var)
     return Estimate(ratio, ratio - half, ratio + half, int(total))
 
@@ -140,7 +144,7 @@ def clustered_win_rate(successes, trials, z: float = Z95) -> tuple[Estimate, flo
         return est, 1.0
     p = float(s.sum() / n)
     g = s.size
-    var_cluster = g / (g - 1) * float(((s - p * c) ** 2).sum()) / n ** 2
+    var_cluster = g / (g - 1) * float(((s - p * c) ** 2).sum()) / n**2
     var_plain = p * (1 - p) / n
     floor = g / n  # 1 / (mean games per cluster)
     deff = max(var_cluster / var_plain, floor) if var_plain > 0 else 1.0

@@ -61,15 +61,15 @@ class TournamentResult:
     """T tournaments of E entrants over R rounds, k agents."""
 
     agent_names: list[str]
-    entries: np.ndarray        # int64 [E]     agent of each entrant
+    entries: np.ndarray  # int64 [E]     agent of each entrant
     table_size: int
     seed: int
-    winner: np.ndarray         # int64 [T]     entrant who won each tournament
-    finish_round: np.ndarray   # int64 [T, E]  round each entrant went out in (1-based);
+    winner: np.ndarray  # int64 [T]     entrant who won each tournament
+    finish_round: np.ndarray  # int64 [T, E]  round each entrant went out in (1-based);
     #                                          the winner's is the final round
-    seated: np.ndarray         # int64 [T, R, E] table of each entrant in each round, -1 out
+    seated: np.ndarray  # int64 [T, R, E] table of each entrant in each round, -1 out
     table_winner: list[np.ndarray]  # per round: int64 [T, tables] entrant who won each table
-    chips: np.ndarray | None   # int64 [T, E]  chips each entrant won over its games
+    chips: np.ndarray | None  # int64 [T, E]  chips each entrant won over its games
     games: int = 0
     truncated: int = 0
 
@@ -82,13 +82,20 @@ class TournamentResult:
         return int(self.seated.shape[1])
 
 
-def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent]],
-                     entries: Sequence[int], table_size: int, tournaments: int,
-                     seed: int = 0, pcr: int | None = None, batch_size: int = 1024,
-                     on_games: Callable[[int], None] | None = None,
-                     specs: Sequence[str | None] | None = None,
-                     workers: Workers | None = None,
-                     agent_root: int | None = None) -> TournamentResult:
+def play_tournaments(
+    rules: Rules,
+    make_agents: Callable[[Rules], Sequence[Agent]],
+    entries: Sequence[int],
+    table_size: int,
+    tournaments: int,
+    seed: int = 0,
+    pcr: int | None = None,
+    batch_size: int = 1024,
+    on_games: Callable[[int], None] | None = None,
+    specs: Sequence[str | None] | None = None,
+    workers: Workers | None = None,
+    agent_root: int | None = None,
+) -> TournamentResult:
     """Play ``tournaments`` tournaments of the entrants ``entries`` (agent indices).
 
     ``rules`` give every flag but the seats, which each table's size sets;
@@ -123,10 +130,17 @@ def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent
             deals = first_deal + np.arange(seats.shape[0])
             first_deal += seats.shape[0]
             players = entrants(agents_of[size], specs)
-            match = play_sharded(table_rules, players, entries[seats], deals, seed,
-                                 seed if agent_root is None else agent_root,
-                                 workers or Workers(), batch_size=batch_size,
-                                 first_shard=first_shard)
+            match = play_sharded(
+                table_rules,
+                players,
+                entries[seats],
+                deals,
+                seed,
+                seed if agent_root is None else agent_root,
+                workers or Workers(),
+                batch_size=batch_size,
+                first_shard=first_shard,
+            )
             first_shard += shard_count(deals.size)
             match.raise_if_stopped("the tournaments")
             games += match.n_games
@@ -147,7 +161,15 @@ def play_tournaments(rules: Rules, make_agents: Callable[[Rules], Sequence[Agent
         table_winners.append(winners)
         alive = winners
     return TournamentResult(
-        agent_names=[a.name for a in next(iter(agents_of.values()))], entries=entries,
-        table_size=table_size, seed=seed,
-        winner=alive[:, 0], finish_round=finish, seated=seated, table_winner=table_winners,
-        chips=won_chips, games=games, truncated=truncated)
+        agent_names=[a.name for a in next(iter(agents_of.values()))],
+        entries=entries,
+        table_size=table_size,
+        seed=seed,
+        winner=alive[:, 0],
+        finish_round=finish,
+        seated=seated,
+        table_winner=table_winners,
+        chips=won_chips,
+        games=games,
+        truncated=truncated,
+    )

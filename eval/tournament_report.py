@@ -21,8 +21,9 @@ from rummy500.eval.tournament import TournamentResult
 from rummy_env.core.names import table_cell
 
 
-def build_tournament_report(result: TournamentResult, pcr: int | None = None,
-                            meta: dict | None = None) -> dict:
+def build_tournament_report(
+    result: TournamentResult, pcr: int | None = None, meta: dict | None = None
+) -> dict:
     """All the numbers of a tournament series as JSON-able data."""
     n_t = result.n_tournaments
     winner_agent = result.entries[result.winner]  # [T]
@@ -33,10 +34,17 @@ def build_tournament_report(result: TournamentResult, pcr: int | None = None,
         rate = win_rate(wins, n_t)
         finish = mean_interval(result.finish_round[:, mine])
         row: dict[str, Any] = {
-            "agent": name, "entries": int(mine.sum()), "tournaments": n_t, "wins": wins,
-            "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
+            "agent": name,
+            "entries": int(mine.sum()),
+            "tournaments": n_t,
+            "wins": wins,
+            "win_rate": rate.value,
+            "win_lo": rate.lo,
+            "win_hi": rate.hi,
             "even_rate": float(mine.mean()),
-            "mean_finish_round": finish.value, "finish_lo": finish.lo, "finish_hi": finish.hi,
+            "mean_finish_round": finish.value,
+            "finish_lo": finish.lo,
+            "finish_hi": finish.hi,
         }
         if result.chips is not None:
             est = mean_interval(result.chips[:, mine].sum(axis=1))
@@ -44,10 +52,16 @@ def build_tournament_report(result: TournamentResult, pcr: int | None = None,
         agents.append(row)
     return {
         "meta": {
-            "agents": result.agent_names, "entrants": int(result.entries.size),
-            "table_size": result.table_size, "rounds": result.rounds, "tournaments": n_t,
-            "games": result.games, "truncated": result.truncated, "seed": result.seed,
-            "pcr": pcr, **(meta or {}),
+            "agents": result.agent_names,
+            "entrants": int(result.entries.size),
+            "table_size": result.table_size,
+            "rounds": result.rounds,
+            "tournaments": n_t,
+            "games": result.games,
+            "truncated": result.truncated,
+            "seed": result.seed,
+            "pcr": pcr,
+            **(meta or {}),
         },
         "agents": agents,
     }
@@ -63,9 +77,12 @@ def tournament_markdown(report: dict) -> str:
         "",
         f"preset {meta.get('preset', '?')}, seed {meta['seed']}"
         + (f" (daily deals of {meta['daily']})" if meta.get("daily") else "")
-        + (f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
-           f"{meta['seed']} --agent-seed {meta['agent_seed']} replays them)"
-           if meta.get("sealed") else "")
+        + (
+            f" and agent seed {meta['agent_seed']}, both drawn unseen (sealed: --seed "
+            f"{meta['seed']} --agent-seed {meta['agent_seed']} replays them)"
+            if meta.get("sealed")
+            else ""
+        )
         + f", {meta['games']} games, {meta['truncated']} truncated",
         "",
         "| agent | entries | won | win rate | 95% CI | even share | mean finish round | 95% CI |"
@@ -79,13 +96,28 @@ def tournament_markdown(report: dict) -> str:
             f"{pct(a['win_lo'])} - {pct(a['win_hi'])} | {pct(a['even_rate'])} | "
             f"{num(a['mean_finish_round'], 2)} | "
             f"{num(a['finish_lo'], 2)} - {num(a['finish_hi'], 2)} |"
-            + (f" {num(a['chips_per_tournament'])} | "
-               f"{num(a['chips_lo'])} - {num(a['chips_hi'])} |" if chips else ""))
+            + (
+                f" {num(a['chips_per_tournament'])} | {num(a['chips_lo'])} - {num(a['chips_hi'])} |"
+                if chips
+                else ""
+            )
+        )
     return "\n".join(lines) + "\n"
 
 
-CSV_FIELDS = ("agent", "entries", "tournaments", "wins", "win_rate", "win_lo", "win_hi",
-              "even_rate", "mean_finish_round", "finish_lo", "finish_hi")
+CSV_FIELDS = (
+    "agent",
+    "entries",
+    "tournaments",
+    "wins",
+    "win_rate",
+    "win_lo",
+    "win_hi",
+    "even_rate",
+    "mean_finish_round",
+    "finish_lo",
+    "finish_hi",
+)
 CHIP_FIELDS = ("chips_per_tournament", "chips_lo", "chips_hi")
 
 
@@ -103,4 +135,3 @@ def write_tournament_report(report: dict, out_dir: str | Path) -> list[Path]:
             writer.writerow([a[k] for k in fields])
     paths[2].write_text(tournament_markdown(report))
     return paths
-

@@ -63,8 +63,10 @@ def _seated(agents: Sequence[Any], rules: Any, seed: int) -> list[Any]:
     from rummy500.eval.oracle import make_arena_agent
     from rummy500.eval.shards import agent_seed
 
-    made = [make_arena_agent(a, rules, agent_seed(seed, i, 0)) if isinstance(a, str)
-            else checked(a) for i, a in enumerate(agents)]
+    made = [
+        make_arena_agent(a, rules, agent_seed(seed, i, 0)) if isinstance(a, str) else checked(a)
+        for i, a in enumerate(agents)
+    ]
     distinct_names(made, [a if isinstance(a, str) else id(a) for a in agents])
     return made
 
@@ -83,17 +85,27 @@ def _workers(workers: int | None, address: str | None, torch_threads: int | None
 
     if address is not None:
         check_ray_address(address)
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 1):
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
         raise ValueError(f"workers={workers!r}: give a whole number of at least 1")
     return Workers(workers or default_workers(), address, torch_threads)
 
 
-def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None,
-             seed: int | None = None, agent_seed: int | None = None, duplicate: bool = True,
-             batch_size: int = 1024, progress: bool = False,
-             torch_threads: int | None = MATCH_THREADS, workers: int | None = None,
-             address: str | None = None) -> dict:
+def evaluate(
+    agents: Sequence[Any],
+    games: int = 200,
+    *,
+    rules: Any = None,
+    seed: int | None = None,
+    agent_seed: int | None = None,
+    duplicate: bool = True,
+    batch_size: int = 1024,
+    progress: bool = False,
+    torch_threads: int | None = MATCH_THREADS,
+    workers: int | None = None,
+    address: str | None = None,
+) -> dict:
     """A fair match between ``agents`` (seats rotated; duplicate deals unless told otherwise):
     the report ``rummy500 eval`` prints, as data (``report["agents"]``: win rates with 95%
     intervals, points per hand; ``report["ratings"]``; ``report["stopped"]``: why an agent
@@ -122,20 +134,38 @@ def evaluate(agents: Sequence[Any], games: int = 200, *, rules: Any = None,
     seeds = match_seeds(agents, seed, agent_seed)
     seated = _seated(agents, rules, seeds.agents)
     with threads(torch_threads):
-        match = play_match(rules, seated, games, seed=seeds.deal, duplicate=duplicate,
-                           batch_size=batch_size, progress=progress, specs=_specs(agents),
-                           workers=where, agent_root=seeds.agents)
+        match = play_match(
+            rules,
+            seated,
+            games,
+            seed=seeds.deal,
+            duplicate=duplicate,
+            batch_size=batch_size,
+            progress=progress,
+            specs=_specs(agents),
+            workers=where,
+            agent_root=seeds.agents,
+        )
     if not match.n_games:
         match.raise_if_stopped("the match")
     meta = {"agent_seed": seeds.agents, "sealed": seeds.sealed}
     return {**build_report(match, meta=meta), "stopped": match.stopped}
 
 
-def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None,
-           seed: int | None = None, agent_seed: int | None = None, defaults: bool = True,
-           batch_size: int = 1024, progress: bool = False,
-           torch_threads: int | None = MATCH_THREADS, workers: int | None = None,
-           address: str | None = None) -> dict:
+def ladder(
+    agents: Sequence[Any] = (),
+    games: int = 100,
+    *,
+    rules: Any = None,
+    seed: int | None = None,
+    agent_seed: int | None = None,
+    defaults: bool = True,
+    batch_size: int = 1024,
+    progress: bool = False,
+    torch_threads: int | None = MATCH_THREADS,
+    workers: int | None = None,
+    address: str | None = None,
+) -> dict:
     """A duplicate round robin of ``agents`` (with random, casual, sharp and expert unless
     ``defaults`` is False): the report ``rummy500 ladder`` prints, ``report["ladder"]``
     in rating order, ``report["stopped"]`` as in ``evaluate`` (``seed``, ``agent_seed``,
@@ -150,15 +180,30 @@ def ladder(agents: Sequence[Any] = (), games: int = 100, *, rules: Any = None,
     seeds = match_seeds(given, seed, agent_seed)
     entrants = _seated(given, rules, seeds.agents)
     with threads(torch_threads):
-        return play_ladder(rules, entrants, games, seed=seeds.deal, batch_size=batch_size,
-                           progress=progress, specs=_specs(given), workers=where,
-                           agent_root=seeds.agents,
-                           meta={"agent_seed": seeds.agents, "sealed": seeds.sealed})
+        return play_ladder(
+            rules,
+            entrants,
+            games,
+            seed=seeds.deal,
+            batch_size=batch_size,
+            progress=progress,
+            specs=_specs(given),
+            workers=where,
+            agent_root=seeds.agents,
+            meta={"agent_seed": seeds.agents, "sealed": seeds.sealed},
+        )
 
 
-def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
-              progress: bool = False, torch_threads: int | None = MATCH_THREADS,
-              workers: int | None = None, address: str | None = None) -> dict:
+def benchmark(
+    agent: Any,
+    level: str = "full",
+    *,
+    batch_size: int = 512,
+    progress: bool = False,
+    torch_threads: int | None = MATCH_THREADS,
+    workers: int | None = None,
+    address: str | None = None,
+) -> dict:
     """The report card of ``agent`` under the benchmark protocol (``rummy500-bench/1``,
     ``rummy500.eval.benchmark``): ``card["elo"]``, ``card["elo_lo"]``, ``card["elo_hi"]``,
     ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote;
@@ -171,13 +216,26 @@ def benchmark(agent: Any, level: str = "full", *, batch_size: int = 512,
     where = _workers(workers, address, torch_threads)
     (seated,) = _seated([agent], RULES, 0)
     with threads(torch_threads):
-        return run(seated, level, batch_size=batch_size, progress=progress,
-                   spec=_specs([agent])[0], workers=where)
+        return run(
+            seated,
+            level,
+            batch_size=batch_size,
+            progress=progress,
+            spec=_specs([agent])[0],
+            workers=where,
+        )
 
 
-def exploit(agent: str | None = None, steps: int | None = None, *, seed: int | None = None,
-            games: int | None = None, resume: str | None = None, run_dir: str = "runs",
-            progress: bool = False) -> dict:
+def exploit(
+    agent: str | None = None,
+    steps: int | None = None,
+    *,
+    seed: int | None = None,
+    games: int | None = None,
+    resume: str | None = None,
+    run_dir: str = "runs",
+    progress: bool = False,
+) -> dict:
     """How much a fresh learner wins from ``agent`` (a spec: the trainer seats it by name)
     under the procedure ``rummy500-exploit/1`` (``rummy500.train.exploit``; the defaults are
     its budget, seed and games), or the rest of the stopped run ``resume``: the result
@@ -187,9 +245,16 @@ def exploit(agent: str | None = None, steps: int | None = None, *, seed: int | N
     from rummy500.train import exploit as procedure
 
     if agent is not None and not isinstance(agent, str):
-        raise TypeError("exploit takes the agent as a spec (the trainer seats it by name): "
-                        "a py:MODULE:NAME factory, a plug-in or cmd:COMMAND bring in one's own")
-    return procedure.exploit(agent, procedure.STEPS if steps is None else steps,
-                             seed=procedure.SEED if seed is None else seed,
-                             games=procedure.GAMES if games is None else games,
-                             resume=resume, run_dir=run_dir, progress=progress)
+        raise TypeError(
+            "exploit takes the agent as a spec (the trainer seats it by name): "
+            "a py:MODULE:NAME factory, a plug-in or cmd:COMMAND bring in one's own"
+        )
+    return procedure.exploit(
+        agent,
+        procedure.STEPS if steps is None else steps,
+        seed=procedure.SEED if seed is None else seed,
+        games=procedure.GAMES if games is None else games,
+        resume=resume,
+        run_dir=run_dir,
+        progress=progress,
+    )

@@ -15,23 +15,36 @@ import sys
 # name -> (module with main(argv), one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("rummy500.commands.demo", "play one random game and print it move by move"),
-    "speed": ("rummy500.commands.speed",
-              "measure throughput: core, envs, agents (agent-steps/s, hands/s, memory)"),
+    "speed": (
+        "rummy500.commands.speed",
+        "measure throughput: core, envs, agents (agent-steps/s, hands/s, memory)",
+    ),
     "bench": ("rummy500.commands.speed", "the old name of 'speed', kept for this release"),
-    "scenario": ("rummy_env.scenario",
-                 "run a conformance scenario file and print the result"),
-    "difftest": ("rummy500.commands.differential",
-                 "check the vectorized core against the reference"),
-    "eval": ("rummy500.commands.eval",
-             "arena: win rates with confidence intervals, duplicate deals, ratings"),
-    "ladder": ("rummy500.commands.ladder",
-               "rating ladder: round robin, Bradley-Terry ratings, head to head, decisions/s"),
-    "benchmark": ("rummy500.commands.benchmark",
-                  "rate one agent under the fixed benchmark protocol (pinned references)"),
-    "exploit": ("rummy500.commands.exploit",
-                "approximate exploitability: train a best response to one agent, then play it"),
-    "tournament": ("rummy500.commands.tournament",
-                   "multi-table tournaments: table winners advance to a final table"),
+    "scenario": ("rummy_env.scenario", "run a conformance scenario file and print the result"),
+    "difftest": (
+        "rummy500.commands.differential",
+        "check the vectorized core against the reference",
+    ),
+    "eval": (
+        "rummy500.commands.eval",
+        "arena: win rates with confidence intervals, duplicate deals, ratings",
+    ),
+    "ladder": (
+        "rummy500.commands.ladder",
+        "rating ladder: round robin, Bradley-Terry ratings, head to head, decisions/s",
+    ),
+    "benchmark": (
+        "rummy500.commands.benchmark",
+        "rate one agent under the fixed benchmark protocol (pinned references)",
+    ),
+    "exploit": (
+        "rummy500.commands.exploit",
+        "approximate exploitability: train a best response to one agent, then play it",
+    ),
+    "tournament": (
+        "rummy500.commands.tournament",
+        "multi-table tournaments: table winners advance to a final table",
+    ),
     "train": ("rummy500.commands.train", "self-play PPO training with TensorBoard logging"),
     "play": ("rummy500.commands.play", "play a game in the terminal against bots"),
     "replay": ("rummy500.commands.replay", "step through a saved game record"),

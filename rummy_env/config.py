@@ -30,8 +30,10 @@ def read_config_text(path: str | Path, what: str = "config") -> str:
     with open(path, "rb") as f:
         data = f.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
-        raise ValueError(f"{what}: {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB, too "
-                         f"large for a {what} file")
+        raise ValueError(
+            f"{what}: {path} is larger than {MAX_CONFIG_BYTES // 1024} KiB, too "
+            f"large for a {what} file"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -74,8 +76,9 @@ def load_yaml(text: str, where: str = "config") -> Any:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except _RepeatedKey as e:
         key, line = e.args
-        raise ValueError(f"{where}: the key {key!r} is given twice (again on line {line}); "
-                         "give each key once") from None
+        raise ValueError(
+            f"{where}: the key {key!r} is given twice (again on line {line}); give each key once"
+        ) from None
 
 
 def parse_overrides(pairs: list[str]) -> dict[str, Any]:

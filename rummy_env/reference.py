@@ -232,12 +232,25 @@ class ReferenceGame:
         pos = parse_position(position)
         game = cls.__new__(cls)
         game._start_game(pos.rules, auto_deal=False)
-        table = [TableMeld(SET if PATTERN_KIND[m.pattern] == KIND_SET else RUN, list(m.cards),
-                           list(m.by), list(m.jokers)) for m in pos.melds]
+        table = [
+            TableMeld(
+                SET if PATTERN_KIND[m.pattern] == KIND_SET else RUN,
+                list(m.cards),
+                list(m.by),
+                list(m.jokers),
+            )
+            for m in pos.melds
+        ]
         game.totals = list(pos.totals)
         players = pos.rules.players
-        game._start_hand(pos.hand_number, (pos.to_play - 1) % players, [list(h) for h in pos.hands],
-                         list(pos.stock), list(pos.discard), table)
+        game._start_hand(
+            pos.hand_number,
+            (pos.to_play - 1) % players,
+            [list(h) for h in pos.hands],
+            list(pos.stock),
+            list(pos.discard),
+            table,
+        )
         # A seat that laid any card on the table counts as having melded this hand.
         game.melded = [any(seat in m.by for m in table) for seat in range(players)]
         return game
@@ -755,6 +768,7 @@ class ReferenceGame:
         Cards count as they would cost in hand (an ace 15, a joker its in-hand value);
         a seat holding no card beats any card.
         """
+
         def lowest(seat: int) -> int:
             return min((self._cost_in_hand(c) for c in self.hands[seat]), default=-1)
 
@@ -800,5 +814,3 @@ class ReferenceGame:
 def _sorted_texts(cards: list[int]) -> list[str]:
     """Card texts sorted by id: by suit, then rank, jokers last."""
     return [card_text(c) for c in sorted(cards)]
-
-

@@ -29,8 +29,21 @@ from rummy_env.core import (
     step_inplace,
 )
 
-OUTPUT_KEYS = ("steps", "legal", "error", "to_play", "hands", "discard", "stock_size", "melds",
-               "hand_over", "hand_scores", "totals", "game_over", "winner")
+OUTPUT_KEYS = (
+    "steps",
+    "legal",
+    "error",
+    "to_play",
+    "hands",
+    "discard",
+    "stock_size",
+    "melds",
+    "hand_over",
+    "hand_scores",
+    "totals",
+    "game_over",
+    "winner",
+)
 
 
 def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:

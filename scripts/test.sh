@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 bash scripts/install_test_deps.sh || exit 1
 "$PY" -m ruff check . || exit 1
+"$PY" -m ruff format --check . || exit 1
 "$PY" -m mypy || exit 1
 "$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@"
 status=$?

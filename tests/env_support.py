@@ -9,8 +9,9 @@ import numpy as np
 from rummy_env.core import GameStream, Rules, State, legal_mask, sample_legal, step_inplace
 
 
-def random_positions(rules: Rules, batch: int, steps: int, every: int,
-                     seed: int = 0) -> Iterator[State]:
+def random_positions(
+    rules: Rules, batch: int, steps: int, every: int, seed: int = 0
+) -> Iterator[State]:
     """Copies of a batch of games after 0, every, 2*every, ... random legal steps.
 
     Finished games are replaced by fresh ones, so every yielded game is live.

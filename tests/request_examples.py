@@ -34,12 +34,18 @@ def _digs(request: dict) -> bool:
 
 
 EXAMPLES: dict[str, tuple[Rules, int, Callable[[dict], bool]]] = {
-    "standard": (Rules.preset_named("standard"), 1,
-                 lambda r: _digs(r) and any(r["view"]["known_cards"])),
+    "standard": (
+        Rules.preset_named("standard"),
+        1,
+        lambda r: _digs(r) and any(r["view"]["known_cards"]),
+    ),
     "web": (Rules.preset_named("web"), 1, _offers("meld", "layoff", "discard")),
     "jokers": (Rules.preset_named("jokers"), 1, lambda r: r["view"]["phase"] == "call"),
-    "tournament": (Rules.preset_named("tournament", players=4), 1,
-                   lambda r: r["view"]["owed"] is not None and r["view"]["phase"] == "play"),
+    "tournament": (
+        Rules.preset_named("tournament", players=4),
+        1,
+        lambda r: r["view"]["owed"] is not None and r["view"]["phase"] == "play",
+    ),
 }
 """preset: (its rules, the game's seed, which decision to show)."""
 
@@ -61,9 +67,11 @@ def request_json(request: dict) -> str:
     """The request as valid JSON laid out to read: a line per legal move and view key."""
     legal = ",\n".join(f"   {json.dumps(move)}" for move in request["legal"])
     view = ",\n".join(f"   {json.dumps(k)}: {json.dumps(v)}" for k, v in request["view"].items())
-    return (f'{{"protocol": {json.dumps(request["protocol"])}, "seat": {request["seat"]},\n'
-            f' "legal": [\n{legal}\n ],\n "view": {{\n{view}\n }},\n'
-            f' "text": {json.dumps(request["text"])}}}')
+    return (
+        f'{{"protocol": {json.dumps(request["protocol"])}, "seat": {request["seat"]},\n'
+        f' "legal": [\n{legal}\n ],\n "view": {{\n{view}\n }},\n'
+        f' "text": {json.dumps(request["text"])}}}'
+    )
 
 
 def section() -> str:
@@ -71,12 +79,24 @@ def section() -> str:
     parts = [BEGIN]
     for preset, (rules, seed, _) in EXAMPLES.items():
         request = example_request(preset)
-        parts += [f"### Preset `{preset}`", "",
-                  f"A {rules.players}-player game, seed {seed}, seat {request['seat']} in "
-                  f"phase `{request['view']['phase']}`. The request (sent as one line, laid out "
-                  "here to read):", "",
-                  "```json", request_json(request), "```", "", "Its `text`, printed:", "",
-                  "```text", request["text"], "```", ""]
+        parts += [
+            f"### Preset `{preset}`",
+            "",
+            f"A {rules.players}-player game, seed {seed}, seat {request['seat']} in "
+            f"phase `{request['view']['phase']}`. The request (sent as one line, laid out "
+            "here to read):",
+            "",
+            "```json",
+            request_json(request),
+            "```",
+            "",
+            "Its `text`, printed:",
+            "",
+            "```text",
+            request["text"],
+            "```",
+            "",
+        ]
     return "\n".join(parts + [END])
 
 

@@ -29,10 +29,16 @@ def test_layout_ranges_tile_the_action_space() -> None:
     assert sum(c for _, _, c in ranges) == action_ids.size == 955
 
 
-@pytest.mark.parametrize(("text", "canonical"), [
-    ("meld 9S 9C 9H", "meld 9C 9H 9S"), ("meld 10H jh QH", "meld TH JH QH"),
-    ("Take 3", "take 3"), ("layoff 4d SET", "layoff 4D set"), ("meld KH AH 2H", "meld KH AH 2H"),
-])
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("meld 9S 9C 9H", "meld 9C 9H 9S"),
+        ("meld 10H jh QH", "meld TH JH QH"),
+        ("Take 3", "take 3"),
+        ("layoff 4d SET", "layoff 4D set"),
+        ("meld KH AH 2H", "meld KH AH 2H"),
+    ],
+)
 def test_parse_accepts_loose_forms(text, canonical) -> None:
     action_ids = action_layout(Rules())
     assert action_ids.text(action_ids.parse(text)) == canonical
@@ -68,10 +74,16 @@ def test_rules_hash_is_kept_and_never_travels() -> None:
     assert hash(rules) == hash(Rules.from_dict({"preset": "web", "players": 3}))
     assert hash(rules) == hash(rules.replace(players=3))
     assert rules != rules.replace(players=2)
-    code = ("import pickle, sys; from rummy_env.core import Rules; "
-            "r = pickle.loads(sys.stdin.buffer.read()); "
-            "print(hash(r) == hash(Rules.from_dict({'preset': 'web', 'players': 3})))")
-    done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(rules),
-                          capture_output=True, check=True,
-                          env={**os.environ, "PYTHONHASHSEED": "12345"})
+    code = (
+        "import pickle, sys; from rummy_env.core import Rules; "
+        "r = pickle.loads(sys.stdin.buffer.read()); "
+        "print(hash(r) == hash(Rules.from_dict({'preset': 'web', 'players': 3})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=pickle.dumps(rules),
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+    )
     assert done.stdout.strip() == b"True"

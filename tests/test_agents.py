@@ -32,8 +32,12 @@ pytestmark = pytest.mark.slow
 AGENTS = ("random", "casual", "sharp")
 
 
-def decide(position: dict, agent: str, actions: tuple[str, ...] = (),
-           known: dict[int, list[str]] | None = None) -> str:
+def decide(
+    position: dict,
+    agent: str,
+    actions: tuple[str, ...] = (),
+    known: dict[int, list[str]] | None = None,
+) -> str:
     """The text of ``agent``'s action after ``actions`` from ``position``."""
     rules, state = from_position(position)
     action_ids = action_layout(rules)
@@ -99,8 +103,10 @@ STOCK = ["5C", "2D", "3D", "5D", "6D", "8D", "TD", "JD", "QD"]
 DIG_WORTH_IT = {
     # take 4 reaches 9C: 9C 9H 9S (27) and 4S 5S 6S 7S (22) for one loose 2C.
     "rules": {"preset": "standard"},
-    "hands": [["9H", "9S", "4S", "7S", "KC", "QH", "2H"],
-              ["AC", "2C", "3C", "4C", "5C", "6C", "7C"]],
+    "hands": [
+        ["9H", "9S", "4S", "7S", "KC", "QH", "2H"],
+        ["AC", "2C", "3C", "4C", "5C", "6C", "7C"],
+    ],
     "stock": ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "TD", "JD", "QD"],
     "discard": ["TC", "9C", "5S", "6S", "3H"],
     "to_play": 0,
@@ -134,7 +140,9 @@ FEED_THE_SET = {
     # After drawing 5C seat 0 holds 7H 2C 4D 6S 5C: 7H is its highest loose card.
     "rules": {"preset": "standard"},
     "hands": [["7H", "2C", "4D", "6S"], ["7C", "7D", "KC", "KS"]],
-    "stock": STOCK, "discard": ["TC", "9C"], "to_play": 0,
+    "stock": STOCK,
+    "discard": ["TC", "9C"],
+    "to_play": 0,
 }
 
 
@@ -150,8 +158,10 @@ FEED_THE_RUN = {
     # Seat 0 may not lay off yet (it has not melded), seat 1 may: QH fits 9H TH JH.
     "rules": {"preset": "standard", "layoff_requires_meld": True},
     "hands": [["QH", "2C", "4D", "6S"], ["7C", "7D", "KC", "KS"]],
-    "stock": STOCK, "discard": ["TC", "9C"],
-    "melds": [{"cards": ["9H", "TH", "JH"], "by": [1, 1, 1]}], "to_play": 0,
+    "stock": STOCK,
+    "discard": ["TC", "9C"],
+    "melds": [{"cards": ["9H", "TH", "JH"], "by": [1, 1, 1]}],
+    "to_play": 0,
 }
 
 
@@ -162,25 +172,35 @@ def test_sharp_does_not_discard_a_card_that_fits_the_table():
 
 
 def test_casual_lays_down_the_longest_meld_first():
-    position = {"rules": {"preset": "standard"},
-                "hands": [["2H", "3H", "4H", "5H", "KC", "KD", "KS", "9C"], ["7C", "7D"]],
-                "stock": STOCK, "discard": ["TC", "9D"], "to_play": 0}
+    position = {
+        "rules": {"preset": "standard"},
+        "hands": [["2H", "3H", "4H", "5H", "KC", "KD", "KS", "9C"], ["7C", "7D"]],
+        "stock": STOCK,
+        "discard": ["TC", "9D"],
+        "to_play": 0,
+    }
     assert decide(position, "casual", ("draw",)) == "meld 2H 3H 4H 5H"
     # Equal length: the meld worth more.
     position["hands"][0].remove("5H")
     assert decide(position, "casual", ("draw",)) == "meld KC KD KS"
     # Then it lays off what fits, then discards.
-    assert decide(position, "casual", ("draw", "meld KC KD KS", "meld 2H 3H 4H")) == \
-        "discard 9C"
+    assert decide(position, "casual", ("draw", "meld KC KD KS", "meld 2H 3H 4H")) == "discard 9C"
 
 
 def test_casual_takes_the_top_card_only_to_meld_it():
-    base = {"rules": {"preset": "standard"}, "hands": [["8C", "8H", "2H", "5S"], ["7C", "7D"]],
-            "stock": STOCK, "to_play": 0}
+    base = {
+        "rules": {"preset": "standard"},
+        "hands": [["8C", "8H", "2H", "5S"], ["7C", "7D"]],
+        "stock": STOCK,
+        "to_play": 0,
+    }
     assert decide({**base, "discard": ["TC", "9D", "8S"]}, "casual") == "take 1"
     assert decide({**base, "discard": ["TC", "9D", "KH"]}, "casual") == "draw"
-    run_on_table = {**base, "discard": ["TC", "9D", "KH"],
-                    "melds": [{"cards": ["TH", "JH", "QH"], "by": [1, 1, 1]}]}
+    run_on_table = {
+        **base,
+        "discard": ["TC", "9D", "KH"],
+        "melds": [{"cards": ["TH", "JH", "QH"], "by": [1, 1, 1]}],
+    }
     assert decide(run_on_table, "casual") == "take 1"
 
 
@@ -189,8 +209,11 @@ def test_casual_keeps_pairs_and_run_fragments():
     hand = np.zeros((1, 53), np.int8)
     for c in ("KS", "KH", "9C", "TC", "2D", "AS", "5H"):
         hand[0, parse_card(c)] = 1
-    kept = {c for c in ("KS", "KH", "9C", "TC", "2D", "AS", "5H")
-            if protected_cards(hand, rules)[0, parse_card(c)]}
+    kept = {
+        c
+        for c in ("KS", "KH", "9C", "TC", "2D", "AS", "5H")
+        if protected_cards(hand, rules)[0, parse_card(c)]
+    }
     assert kept == {"KS", "KH", "9C", "TC", "AS"}  # K-A of spades is a fragment (Q-K-A)
     web = Rules.preset_named("web")  # ace low only: K-A is no fragment
     assert not protected_cards(hand, web)[0, parse_card("AS")]
@@ -218,7 +241,7 @@ def redeal_hidden(rules: Rules, state: State, rng: np.random.Generator) -> State
         for s in others:
             k = int(unknown[s].sum())
             hand = state.known[g, s].astype(np.int64).copy()
-            np.add.at(hand, pool[at: at + k], 1)
+            np.add.at(hand, pool[at : at + k], 1)
             out.hand[g, s] = hand
             at += k
     return out
@@ -230,7 +253,8 @@ def test_agents_do_not_peek_at_hidden_cards(players):
     state = midgame_states(rules, 128, seed=11, players=("random", "casual"))
     other = redeal_hidden(rules, state, np.random.default_rng(5))
     assert not np.array_equal(other.hand, state.hand) or not np.array_equal(
-        other.stock, state.stock)
+        other.stock, state.stock
+    )
     for name in AGENTS:
         a = act_on(rules, state, make_agent(name, rules, seed=4))
         b = act_on(rules, other, make_agent(name, rules, seed=4))

@@ -41,8 +41,13 @@ def test_a_clean_sweep_keeps_its_far_side_open() -> None:
 
 
 def test_the_write_an_agent_example_runs() -> None:
-    done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
-                          timeout=600, cwd=EXAMPLE.parent)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=EXAMPLE.parent,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "first-legal: rummy500-bench/2 (quick, 100 duplicate games): rating" in done.stdout
     assert 12 <= len([line for line in EXAMPLE.read_text().splitlines() if line.strip()]) <= 14

@@ -20,15 +20,20 @@ from rummy_env.core import (
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("name, rules", [("standard_2p", {"players": 2}),
-                                         ("standard_4p", {"players": 4}),
-                                         ("web_2p", {"preset": "web", "players": 2})])
+@pytest.mark.parametrize(
+    "name, rules",
+    [
+        ("standard_2p", {"players": 2}),
+        ("standard_4p", {"players": 4}),
+        ("web_2p", {"preset": "web", "players": 2}),
+    ],
+)
 def test_a_champion_ships_as_a_plain_weights_file(name: str, rules: dict) -> None:
     import torch
 
     (path,) = [p for p in champion_files() if p.stem == name]
     assert path.stat().st_size < 8 * 2**20
-    payload = torch.load(path, weights_only=True)       # plain data only, nothing unpickled
+    payload = torch.load(path, weights_only=True)  # plain data only, nothing unpickled
     assert Rules.from_dict(payload["rules"]) == Rules.from_dict(rules)
     assert "optimizer" not in payload["extra"] and "run_state" not in payload["extra"]
 
@@ -73,7 +78,10 @@ def test_a_release_keeps_the_earlier_checkpoints_it_did_not_retrain() -> None:
         assert len(releases) == len(files)  # one checkpoint a rules config
         for stem, release in releases.items():
             assert release <= version
-            newer = [v for v in versions if release < v <= version
-                     and (CHAMPIONS / f"v{v}" / f"{stem}.pt").exists()]
+            newer = [
+                v
+                for v in versions
+                if release < v <= version and (CHAMPIONS / f"v{v}" / f"{stem}.pt").exists()
+            ]
             assert not newer, (stem, release, newer)
         assert set(releases) >= {p.stem for p in champion_files(versions[0])}

@@ -71,14 +71,16 @@ def test_vector_chips_scale_with_pcr() -> None:
     """The same seeded games pay pcr times the chips of pcr 1, zero-sum."""
     paid = {}
     for pcr in (1, 3):
-        env = RummyVectorEnv(Rules(players=2, game_hands=1), num_envs=8, seed=5,
-                             reward="chips", pcr=pcr)
+        env = RummyVectorEnv(
+            Rules(players=2, game_hands=1), num_envs=8, seed=5, reward="chips", pcr=pcr
+        )
         obs, mask, seat = env.reset()
         rng = np.random.default_rng(0)
         got = np.zeros((8, 2))
         for _ in range(300):
             obs, mask, seat, rewards, terminated, truncated, info = env.step(
-                sample_legal(mask, rng))
+                sample_legal(mask, rng)
+            )
             np.testing.assert_allclose(rewards.sum(axis=1), 0.0, atol=1e-5)
             got += rewards
         paid[pcr] = got
@@ -88,9 +90,11 @@ def test_vector_chips_scale_with_pcr() -> None:
 
 @pytest.mark.parametrize("pcr", [0, -2, 1.5, True, "4"])
 def test_bad_pcr_is_refused_by_every_env(pcr) -> None:
-    makers = [lambda: rummy_env.env(reward="chips", pcr=pcr),
-              lambda: RummyVectorEnv(num_envs=2, reward="chips", pcr=pcr),
-              lambda: RummySingleAgentVectorEnv(num_envs=2, reward="chips", pcr=pcr)]
+    makers = [
+        lambda: rummy_env.env(reward="chips", pcr=pcr),
+        lambda: RummyVectorEnv(num_envs=2, reward="chips", pcr=pcr),
+        lambda: RummySingleAgentVectorEnv(num_envs=2, reward="chips", pcr=pcr),
+    ]
     for make in makers:
         with pytest.raises(ValueError, match="pcr="):
             make()

@@ -37,14 +37,16 @@ CLIENT_EXAMPLES = [
 
 def run_example(python: str, name: str) -> str:
     """Run docs/examples/``name`` with ``python``; its stdout (fails on a non-zero exit)."""
-    done = subprocess.run([python, str(EXAMPLES / name)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=TIMEOUT_S)
+    done = subprocess.run(
+        [python, str(EXAMPLES / name)], capture_output=True, text=True, cwd=ROOT, timeout=TIMEOUT_S
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
 
-@pytest.mark.parametrize("name,module,banner", CLIENT_EXAMPLES,
-                         ids=[name for name, _, _ in CLIENT_EXAMPLES])
+@pytest.mark.parametrize(
+    "name,module,banner", CLIENT_EXAMPLES, ids=[name for name, _, _ in CLIENT_EXAMPLES]
+)
 def test_client_example_trains_with_masks(name: str, module: str, banner: str) -> None:
     if importlib.util.find_spec(module) is None:
         pytest.skip(f"{module} is not installed (pip install -e '.[clients]')")
@@ -55,8 +57,10 @@ def test_client_example_trains_with_masks(name: str, module: str, banner: str) -
 def test_agilerl_example() -> None:
     python = os.environ.get("AGILERL_PYTHON")
     if not python:
-        pytest.skip("AgileRL pins pettingzoo<1.27 and tensordict==0.13, so it needs its own "
-                    "environment: set AGILERL_PYTHON to its interpreter")
+        pytest.skip(
+            "AgileRL pins pettingzoo<1.27 and tensordict==0.13, so it needs its own "
+            "environment: set AGILERL_PYTHON to its interpreter"
+        )
     out = run_example(python, "agilerl_dqn_selfplay.py")
     assert "AgileRL DQN self-play: " in out and "no illegal action" in out
 
@@ -74,9 +78,12 @@ def test_supersuit_parallel_wrappers_take_the_parallel_env() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(2000):
-            actions = {agent: int(rng.choice(np.flatnonzero(obs["action_mask"])))
-                       if obs["action_mask"].any() else 0
-                       for agent, obs in observations.items()}
+            actions = {
+                agent: int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                if obs["action_mask"].any()
+                else 0
+                for agent, obs in observations.items()
+            }
             observations, rewards, terminations, truncations, infos = env.step(actions)
             if not env.agents:
                 break

@@ -62,8 +62,9 @@ def test_a_network_plays_the_same_from_compact_observations() -> None:
     rules = Rules()
     torch.manual_seed(0)
     env_size = RummyVectorEnv(rules, num_envs=1)
-    policy = build_policy("mlp", rules, env_size.observation_size, env_size.num_actions,
-                          hidden=[32])
+    policy = build_policy(
+        "mlp", rules, env_size.observation_size, env_size.num_actions, hidden=[32]
+    )
     agent = TorchAgent(policy, rules, seed=3)
     compact = RummyVectorEnv(rules, num_envs=32, seed=2, compact=True)
     wide = RummyVectorEnv(rules, num_envs=32, seed=2)
@@ -90,7 +91,8 @@ def test_compact_must_be_a_bool() -> None:
 def test_bench_measures_the_compact_env(capsys: pytest.CaptureFixture) -> None:
     from rummy500.commands.speed import main
 
-    assert main(["--what", "vector", "--compact", "--batch", "16", "--seconds", "0.2",
-                 "--json"]) == 0
+    assert (
+        main(["--what", "vector", "--compact", "--batch", "16", "--seconds", "0.2", "--json"]) == 0
+    )
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert line["observations"] == "compact" and line["agent_steps_per_s"] > 0

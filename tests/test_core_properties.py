@@ -28,8 +28,14 @@ RULE_SETS = [
     {"preset": "web", "players": 3},
     {"preset": "standard", "players": 5},
     {"preset": "standard", "players": 4, "wrap": True, "discard_required": True},
-    {"preset": "standard", "players": 2, "top_card_must_meld": True, "layoff_requires_meld": True,
-     "go_out_to_win": True, "target": 200},
+    {
+        "preset": "standard",
+        "players": 2,
+        "top_card_must_meld": True,
+        "layoff_requires_meld": True,
+        "go_out_to_win": True,
+        "target": 200,
+    },
 ]
 FAST = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -40,12 +46,15 @@ def card_locations(rules: Rules, state) -> np.ndarray:
     counts = state.hand.sum(axis=1).astype(np.int64)
     for cards, size in ((state.stock, state.stock_size), (state.pile, state.pile_size)):
         live = np.arange(cards.shape[1])[None, :] < size[:, None]
-        np.add.at(counts, (np.broadcast_to(np.arange(b)[:, None], cards.shape)[live],
-                           cards[live]), 1)
+        np.add.at(
+            counts, (np.broadcast_to(np.arange(b)[:, None], cards.shape)[live], cards[live]), 1
+        )
     table = state.meld_by >= 0
-    slot_card = np.where(state.meld_kind[:, :, None] == 1,
-                         np.arange(13)[None, None, :] * 13 + state.meld_key[:, :, None],
-                         state.meld_key[:, :, None].astype(np.int64) * 13 + np.arange(13))
+    slot_card = np.where(
+        state.meld_kind[:, :, None] == 1,
+        np.arange(13)[None, None, :] * 13 + state.meld_key[:, :, None],
+        state.meld_key[:, :, None].astype(np.int64) * 13 + np.arange(13),
+    )
     rows = np.broadcast_to(np.arange(b)[:, None, None], table.shape)
     np.add.at(counts, (rows[table], slot_card[table]), 1)
     return counts
@@ -90,8 +99,9 @@ def test_random_games_terminate(flags) -> None:
 
 
 def _equal_states(a, b) -> bool:
-    return all(np.array_equal(getattr(a, f.name), getattr(b, f.name))
-               for f in dataclasses.fields(a))
+    return all(
+        np.array_equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+    )
 
 
 @FAST
@@ -139,14 +149,14 @@ def test_a_finished_game_ignores_whatever_action_it_gets() -> None:
     fresh = init(rules, 9, 6)
     fresh.assign(np.array([1, 4]), state.select(np.array([1, 4])))
     before = fresh.copy()
-    actions = sample_legal(legal_mask(rules, fresh) | fresh.game_over[:, None],
-                           np.random.default_rng(0))
+    actions = sample_legal(
+        legal_mask(rules, fresh) | fresh.game_over[:, None], np.random.default_rng(0)
+    )
     actions[[1, 4]] = [-7, 10**6]
     step_inplace(rules, fresh, actions)
     for f in dataclasses.fields(fresh):
         if f.name != "hand_ended":  # this step's flag: no hand ended in them
-            assert np.array_equal(getattr(fresh, f.name)[[1, 4]],
-                                  getattr(before, f.name)[[1, 4]])
+            assert np.array_equal(getattr(fresh, f.name)[[1, 4]], getattr(before, f.name)[[1, 4]])
     assert not fresh.hand_ended[[1, 4]].any()
     assert not np.array_equal(fresh.hand_size[[0, 2, 3, 5]], before.hand_size[[0, 2, 3, 5]])
 
@@ -158,12 +168,13 @@ def test_mask_offers_only_actions_of_the_phase() -> None:
     action_ids = action_layout(rules)
     draw = state.phase == PHASE_DRAW
     play = state.phase == PHASE_PLAY
-    assert not mask[draw, action_ids.MELD:].any()
+    assert not mask[draw, action_ids.MELD :].any()
     assert not mask[play, : action_ids.MELD].any()
 
 
-@pytest.mark.parametrize("ace_high, wrap", [(False, False), (True, False), (False, True),
-                                            (True, True)])
+@pytest.mark.parametrize(
+    "ace_high, wrap", [(False, False), (True, False), (False, True), (True, True)]
+)
 def test_complete_melds_are_the_makeable_ones_without_jokers(ace_high, wrap) -> None:
     """The ready-answer lookup of the no-joker mask equals the missing-card counts."""
     rules = Rules.from_dict({"ace_high": ace_high, "wrap": wrap})
@@ -174,8 +185,10 @@ def test_complete_melds_are_the_makeable_ones_without_jokers(ace_high, wrap) -> 
     assert np.array_equal(complete_melds(t, present), expected)
 
 
-@pytest.mark.parametrize("flags", [{"jokers": 2}, {"jokers": 2, "decks": 2, "wrap": True},
-                                   {"jokers": 1, "ace_high": True}])
+@pytest.mark.parametrize(
+    "flags",
+    [{"jokers": 2}, {"jokers": 2, "decks": 2, "wrap": True}, {"jokers": 1, "ace_high": True}],
+)
 def test_the_makeable_lookup_equals_the_missing_card_counts(flags) -> None:
     """The play mask's ready answers per (jokers held, mask) equal counting each
     pattern's missing cards against the jokers, blocked cards included."""

@@ -25,8 +25,16 @@ CASES = [
     ({"preset": "standard", "players": 2, "go_out_to_win": True, "target": 150}, 60),
     ({"preset": "standard", "players": 2, "stock_out": "last_draw"}, 60),
     ({"preset": "standard", "players": 2, "max_turns": 25}, 60),
-    ({"preset": "standard", "players": 2, "ace_high": False, "pip_values": "flat5",
-      "low_ace_value": 15}, 60),
+    (
+        {
+            "preset": "standard",
+            "players": 2,
+            "ace_high": False,
+            "pip_values": "flat5",
+            "low_ace_value": 15,
+        },
+        60,
+    ),
     ({"preset": "jokers", "players": 2}, 90),
     ({"preset": "jokers", "players": 4}, 36),
     ({"preset": "jokers", "players": 6}, 30),
@@ -54,7 +62,10 @@ def test_core_agrees_with_reference(flags, games) -> None:
 
 
 ONE_GAME_CASES = [
-    {"preset": "standard"}, {"preset": "web"}, {"preset": "jokers"}, {"preset": "tournament"},
+    {"preset": "standard"},
+    {"preset": "web"},
+    {"preset": "jokers"},
+    {"preset": "tournament"},
     {"preset": "standard", "players": 3, "max_turns": 25},
     {"preset": "standard", "stock_out": "last_draw", "top_card_must_meld": True},
     {"preset": "standard", "players": 3, "rummy_call": True},

@@ -35,10 +35,17 @@ def one_game() -> tuple[LabellingExpert, object]:
     result of the same game played by the expert unwrapped."""
     lineups, deals = match_games(2, 2, 1, duplicate=False)
     labeller = LabellingExpert(make_agent(TINY, RULES, 5), keep=1.0, seed=5)
-    labelled = play_games(RULES, [labeller, make_agent("sharp", RULES, 6)], lineups, deals, 9,
-                          progress=False)
-    plain = play_games(RULES, [make_agent(TINY, RULES, 5), make_agent("sharp", RULES, 6)],
-                       lineups, deals, 9, progress=False)
+    labelled = play_games(
+        RULES, [labeller, make_agent("sharp", RULES, 6)], lineups, deals, 9, progress=False
+    )
+    plain = play_games(
+        RULES,
+        [make_agent(TINY, RULES, 5), make_agent("sharp", RULES, 6)],
+        lineups,
+        deals,
+        9,
+        progress=False,
+    )
     return labeller, (labelled, plain)
 
 
@@ -101,8 +108,9 @@ def test_soft_targets_move_the_network_toward_the_searchs_values(one_game):
 
 def test_labels_written_before_gains_were_kept_still_load(one_game, tmp_path: Path):
     labels = one_game[0].labels()
-    old = {name: getattr(labels, name) for name in ("obs", "mask", "action", "proposed",
-                                                    "searched")}
+    old = {
+        name: getattr(labels, name) for name in ("obs", "mask", "action", "proposed", "searched")
+    }
     np.savez_compressed(tmp_path / "old.npz", **old)
     again = Labels.load(tmp_path / "old.npz")
     np.testing.assert_array_equal(again.candidates[:, 0], labels.action)
@@ -121,16 +129,23 @@ def test_fitting_moves_the_network_to_the_experts_choices(one_game):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy500.train.distill", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "rummy500.train.distill", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize("args, reason", [
-    (["--games", "0"], "--games and --lr must be positive"),
-    (["--players", "3"], "champion: trained only for other rules"),
-    (["--labels", "missing.npz"], "--labels missing.npz does not exist"),
-    (["--expert", "sharp", "--games", "1"], "'sharp' is not an expert"),
-])
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (["--games", "0"], "--games and --lr must be positive"),
+        (["--players", "3"], "champion: trained only for other rules"),
+        (["--labels", "missing.npz"], "--labels missing.npz does not exist"),
+        (["--expert", "sharp", "--games", "1"], "'sharp' is not an expert"),
+    ],
+)
 def test_bad_input_is_refused_in_one_line(args, reason, tmp_path: Path):
     result = run_cli("--out", str(tmp_path / "out"), *args)
     assert result.returncode == 2
@@ -145,10 +160,24 @@ def test_an_interrupted_collection_keeps_its_labels(sig, tmp_path: Path):
     load (even where the shell started the program with SIGINT ignored)."""
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rummy500.train.distill", "--out", str(out), "--games", "1000",
-         "--expert", TINY, "--opponents", "sharp"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        [
+            sys.executable,
+            "-m",
+            "rummy500.train.distill",
+            "--out",
+            str(out),
+            "--games",
+            "1000",
+            "--expert",
+            TINY,
+            "--opponents",
+            "sharp",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     deadline = time.monotonic() + 120
     while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)

@@ -12,8 +12,9 @@ import importlib
 import pytest
 from package_layout import module_name, source_files
 
-MODULES = [module_name(path) for path in source_files()
-           if ">>>" in path.read_text(encoding="utf-8")]
+MODULES = [
+    module_name(path) for path in source_files() if ">>>" in path.read_text(encoding="utf-8")
+]
 
 
 def test_some_modules_hold_examples() -> None:

@@ -31,8 +31,9 @@ PLAYERS = (2, 3, 4)
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def random_aec_game(env, seed: int, max_steps: int = 100_000, ends: dict | None = None,
-                    finals: dict | None = None) -> dict[str, float]:
+def random_aec_game(
+    env, seed: int, max_steps: int = 100_000, ends: dict | None = None, finals: dict | None = None
+) -> dict[str, float]:
     """Play one episode with random legal actions; the summed rewards per agent.
 
     ``ends``, if given, receives each agent's final (terminated, truncated);
@@ -69,8 +70,10 @@ def test_pettingzoo_api_and_seed(preset: str, players: int) -> None:
 def _standard_stack(**config):
     """``raw_env`` in the two PettingZoo wrappers ``env()`` stands in for."""
     from pettingzoo.utils import wrappers
+
     return wrappers.OrderEnforcingWrapper(
-        wrappers.AssertOutOfBoundsWrapper(rummy_env.raw_env(**config)))
+        wrappers.AssertOutOfBoundsWrapper(rummy_env.raw_env(**config))
+    )
 
 
 def _outcome(call, *args) -> tuple:
@@ -104,8 +107,9 @@ def test_env_wrapper_checks_as_pettingzoos_standard_wrappers() -> None:
         assert mine[4].keys() == other[4].keys()
         for key in mine[4]:
             np.testing.assert_array_equal(mine[4][key], other[4][key])
-        action = None if mine[2] or mine[3] else int(
-            rng.choice(np.flatnonzero(mine[0]["action_mask"])))
+        action = (
+            None if mine[2] or mine[3] else int(rng.choice(np.flatnonzero(mine[0]["action_mask"])))
+        )
         ours.step(action)
         theirs.step(action)
     assert ours.agents == theirs.agents == []
@@ -171,7 +175,8 @@ def test_aec_rewards(reward: str) -> None:
         assert winner == info["game_winner"] >= 0 and total[f"player_{winner}"] == 1.0
     elif reward == "points":
         assert [total[a] for a in env.possible_agents] == pytest.approx(
-            [t / 100 for t in info["totals"]], abs=1e-4)
+            [t / 100 for t in info["totals"]], abs=1e-4
+        )
     else:
         assert sum(total.values()) == pytest.approx(0.0, abs=1e-4)
 
@@ -239,8 +244,11 @@ def test_parallel_api(preset: str, players: int) -> None:
         warnings.simplefilter("ignore")
         parallel_api_test(rummy_env.parallel_env(preset=preset, players=players), num_cycles=400)
         # The seed test samples actions without the mask: a penalized illegal action ends it.
-        parallel_seed_test(lambda: rummy_env.parallel_env(preset=preset, players=players,
-                                                          illegal_action="penalize"))
+        parallel_seed_test(
+            lambda: rummy_env.parallel_env(
+                preset=preset, players=players, illegal_action="penalize"
+            )
+        )
 
 
 def test_parallel_env_plays_only_the_seat_to_play() -> None:
@@ -253,8 +261,10 @@ def test_parallel_env_plays_only_the_seat_to_play() -> None:
         for agent, obs in observations.items():
             assert obs["action_mask"].any() == (agent == to_play)
         legal = np.flatnonzero(observations[to_play]["action_mask"])
-        actions = {to_play: int(rng.choice(legal)), "player_1" if to_play != "player_1"
-                   else "player_2": 10_000}  # another agent's action is ignored
+        actions = {
+            to_play: int(rng.choice(legal)),
+            "player_1" if to_play != "player_1" else "player_2": 10_000,
+        }  # another agent's action is ignored
         observations, rewards, terminations, truncations, infos = env.step(actions)
         for agent, reward in rewards.items():
             total[agent] += reward
@@ -266,11 +276,14 @@ def test_parallel_env_plays_only_the_seat_to_play() -> None:
 
 
 # ----------------------------------------------------------------------------- Gymnasium
-@pytest.mark.parametrize("env_id,config", [
-    ("Rummy500-v1", {}),
-    ("Rummy500Hand-v1", {"preset": "web", "players": 3, "seat": "random"}),
-    ("Rummy500-v1", {"preset": "jokers", "players": 4}),
-])
+@pytest.mark.parametrize(
+    "env_id,config",
+    [
+        ("Rummy500-v1", {}),
+        ("Rummy500Hand-v1", {"preset": "web", "players": 3, "seat": "random"}),
+        ("Rummy500-v1", {"preset": "jokers", "players": 4}),
+    ],
+)
 def test_gymnasium_check_env(env_id: str, config: dict) -> None:
     env = gymnasium.make(env_id, **config)
     with warnings.catch_warnings():
@@ -302,8 +315,9 @@ def test_gym_episode_against_agent_and_callable() -> None:
         assert observation.ndim == 1 and mask.ndim == 1
         return int(np.flatnonzero(mask)[-1])
 
-    env = gymnasium.make("Rummy500Hand-v1", players=3, seat=1, opponents=[agent, last_legal],
-                         reward="points_diff")
+    env = gymnasium.make(
+        "Rummy500Hand-v1", players=3, seat=1, opponents=[agent, last_legal], reward="points_diff"
+    )
     obs, info = env.reset(seed=4)
     rng = np.random.default_rng(0)
     total, done = 0.0, False
@@ -351,8 +365,9 @@ def test_vector_env_shapes_autoreset_and_zero_sum() -> None:
 def test_vector_env_is_a_function_of_the_seed() -> None:
     runs = []
     for _ in range(2):
-        env = RummyVectorEnv(Rules.preset_named("web"), num_envs=8, seed=3, episode="hand",
-                             reward="points")
+        env = RummyVectorEnv(
+            Rules.preset_named("web"), num_envs=8, seed=3, episode="hand", reward="points"
+        )
         obs, mask, _ = env.reset()
         rng = np.random.default_rng(1)
         total = np.zeros(2)
@@ -376,10 +391,10 @@ def test_single_agent_vector_env() -> None:
     for _ in range(150):
         # Every game waits for its learner, and the mask is the learner's.
         np.testing.assert_array_equal(unwrapped._games.state.current_player, unwrapped.seat)
-        np.testing.assert_array_equal(env.action_masks(), legal_mask(unwrapped.rules,
-                                                                      unwrapped._games.state))
-        obs, reward, terminated, truncated, info = env.step(sample_legal(info["action_mask"],
-                                                                         rng))
+        np.testing.assert_array_equal(
+            env.action_masks(), legal_mask(unwrapped.rules, unwrapped._games.state)
+        )
+        obs, reward, terminated, truncated, info = env.step(sample_legal(info["action_mask"], rng))
         assert reward.shape == (6,) and terminated.dtype == bool
         if "_episode" in info:
             rows = np.flatnonzero(info["_episode"])
@@ -396,8 +411,7 @@ def test_single_agent_vector_env() -> None:
 def test_single_agent_vector_env_with_next_step_autoreset() -> None:
     """A finished game's row returns its last view and a one-entry mask; the next step
     ignores that row's action (even an illegal one) and deals it a fresh game."""
-    env = RummySingleAgentVectorEnv(4, autoreset="next_step", episode="hand", seat="random",
-                                    seed=2)
+    env = RummySingleAgentVectorEnv(4, autoreset="next_step", episode="hand", seat="random", seed=2)
     assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
     obs, info = env.reset(seed=2)
     rng = np.random.default_rng(2)
@@ -500,7 +514,8 @@ def test_gym_info_and_terminal_mask() -> None:
     done = False
     while not done:
         obs, reward, terminated, truncated, info = env.step(
-            int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            int(rng.choice(np.flatnonzero(info["action_mask"])))
+        )
         assert_fixed_info(info, 3)
         done = terminated or truncated
     assert info["winner"] == info["hand_winner"] and (reward == 1.0) == (info["winner"] == 0)
@@ -512,8 +527,13 @@ def test_gym_info_and_terminal_mask() -> None:
 @pytest.mark.parametrize("vectorization_mode", ["sync", "async"])
 def test_gymnasium_vector_wrappers_never_give_an_empty_mask(vectorization_mode: str) -> None:
     """Next-step autoreset returns the terminal step's mask: it must stay samplable."""
-    envs = gymnasium.make_vec("Rummy500Hand-v1", num_envs=2, vectorization_mode=vectorization_mode,
-                              preset="web", max_turns=4)
+    envs = gymnasium.make_vec(
+        "Rummy500Hand-v1",
+        num_envs=2,
+        vectorization_mode=vectorization_mode,
+        preset="web",
+        max_turns=4,
+    )
     obs, info = envs.reset(seed=0)
     rng = np.random.default_rng(0)
     episodes = 0
@@ -603,9 +623,13 @@ def test_vector_envs_refuse_actions_of_the_wrong_shape(shape: tuple) -> None:
 
 @pytest.mark.parametrize("seed", ["x", 1.5, -1, True, [1], 2**63, 2**64])
 def test_seeds_outside_the_one_range_are_refused(seed) -> None:
-    makers = (rummy_env.env, lambda: gymnasium.make("Rummy500-v1").unwrapped,
-              lambda: RummyVectorEnv(num_envs=2), lambda: RummySingleAgentVectorEnv(num_envs=2),
-              rummy_env.parallel_env)
+    makers = (
+        rummy_env.env,
+        lambda: gymnasium.make("Rummy500-v1").unwrapped,
+        lambda: RummyVectorEnv(num_envs=2),
+        lambda: RummySingleAgentVectorEnv(num_envs=2),
+        rummy_env.parallel_env,
+    )
     for make in makers:
         with pytest.raises(ValueError, match=r"expected an integer in 0\.\.2\*\*63-1"):
             make().reset(seed=seed)
@@ -673,7 +697,7 @@ def test_a_gymnasium_env_pickles_and_copies_mid_game_as_an_independent_twin() ->
         reference = pickle.loads(pickle.dumps(env))
         twin = make_twin(env)
         twins_move = twin.step(move)[0]  # the twin draws first ...
-        mine = env.step(move)[0]         # ... and the original must not feel it
+        mine = env.step(move)[0]  # ... and the original must not feel it
         assert np.array_equal(mine, reference.step(move)[0])
         assert np.array_equal(mine, twins_move)  # the twin plays the same game
         _, info = env.reset(seed=3)

@@ -34,14 +34,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # ----------------------------------------------------------------------------- statistics
-@pytest.mark.parametrize("k, n, lo, hi", [
-    (8, 10, 0.4902, 0.9433),
-    (0, 10, 0.0, 0.2775),
-    (10, 10, 0.7225, 1.0),
-    (50, 100, 0.4038, 0.5962),
-    (1, 20, 0.0089, 0.2361),
-    (600, 1000, 0.5693, 0.6299),
-])
+@pytest.mark.parametrize(
+    "k, n, lo, hi",
+    [
+        (8, 10, 0.4902, 0.9433),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (50, 100, 0.4038, 0.5962),
+        (1, 20, 0.0089, 0.2361),
+        (600, 1000, 0.5693, 0.6299),
+    ],
+)
 def test_wilson_known_values(k, n, lo, hi):
     got = wilson(k, n)
     assert got == pytest.approx((lo, hi), abs=1e-4)
@@ -51,8 +54,9 @@ def test_wilson_no_games():
     assert wilson(0, 0) == (0.0, 1.0)
 
 
-@pytest.mark.parametrize("dof, exact", [(3, 3.18245), (4, 2.77645), (10, 2.22814),
-                                        (30, 2.04227), (1000, 1.96234)])
+@pytest.mark.parametrize(
+    "dof, exact", [(3, 3.18245), (4, 2.77645), (10, 2.22814), (30, 2.04227), (1000, 1.96234)]
+)
 def test_t_quantile(dof, exact):
     assert t_quantile(dof) == pytest.approx(exact, rel=2e-3)
 
@@ -117,8 +121,18 @@ def sweep_match(games: int, first_wins: int, duplicate: bool) -> MatchResult:
     winner = np.where(won, seat_of_0, 1 - seat_of_0)
     totals = np.full((games, 2), 300, np.int32)
     totals[np.arange(games), winner] = 500
-    return MatchResult(["a", "b"], Rules(), 0, duplicate, lineups, np.arange(games) // 2,
-                       totals, winner, np.zeros(games, bool), np.ones(games, np.int64))
+    return MatchResult(
+        ["a", "b"],
+        Rules(),
+        0,
+        duplicate,
+        lineups,
+        np.arange(games) // 2,
+        totals,
+        winner,
+        np.zeros(games, bool),
+        np.ones(games, np.int64),
+    )
 
 
 @pytest.mark.parametrize("duplicate", [True, False])
@@ -146,8 +160,9 @@ def test_rating_intervals_narrow_as_games_grow():
 
 
 # ----------------------------------------------------------------------------- seating
-@pytest.mark.parametrize("k, players", [(1, 2), (2, 2), (2, 3), (3, 2), (3, 3), (3, 5), (4, 3),
-                                        (2, 8)])
+@pytest.mark.parametrize(
+    "k, players", [(1, 2), (2, 2), (2, 3), (3, 2), (3, 3), (3, 5), (4, 3), (2, 8)]
+)
 def test_seating_plan_is_fair(k, players):
     plan = seating_plan(k, players)
     assert plan.shape[1] == players
@@ -157,8 +172,10 @@ def test_seating_plan_is_fair(k, players):
     assert (counts == counts[0, 0]).all()
     # Every pair of agents shares a table equally often.
     if k >= 2:
-        meet = [((plan == a).any(axis=1) & (plan == b).any(axis=1)).sum()
-                for a, b in itertools.combinations(range(k), 2)]
+        meet = [
+            ((plan == a).any(axis=1) & (plan == b).any(axis=1)).sum()
+            for a, b in itertools.combinations(range(k), 2)
+        ]
         assert len(set(meet)) == 1 and meet[0] > 0
         # ... and each sits right after each other equally often (it takes their discards).
         follows = np.zeros((k, k), int)
@@ -191,8 +208,11 @@ def test_the_order_agents_are_listed_in_plays_the_same_games():
         for order in [(0, 1, 2, 3, 4), (4, 3, 2, 1, 0), (2, 0, 4, 3, 1)]:
             listed = [specs[i] for i in order if i < k]
             lineups, deals = match_games(k, players, 48, duplicate=True, kinds=listed)
-            played.append(sorted((int(d), tuple(listed[a] for a in lineup))
-                                 for lineup, d in zip(lineups, deals)))
+            played.append(
+                sorted(
+                    (int(d), tuple(listed[a] for a in lineup)) for lineup, d in zip(lineups, deals)
+                )
+            )
         assert played[0] == played[1] == played[2]
 
 
@@ -209,7 +229,8 @@ def test_copies_of_one_agent_do_not_multiply_the_seatings():
     """``champion sharp sharp sharp``: the four places of the champion, as before."""
     plan = seating_plan(4, 4, kinds=["champion", "sharp", "sharp", "sharp"])
     assert sorted(map(tuple, plan.tolist())) == sorted(
-        [(0, 1, 2, 3), (3, 0, 1, 2), (2, 3, 0, 1), (1, 2, 3, 0)])
+        [(0, 1, 2, 3), (3, 0, 1, 2), (2, 3, 0, 1), (1, 2, 3, 0)]
+    )
     assert len(seating_plan(4, 4, kinds=["champion", "sharp", "casual", "casual"])) == 12
     assert len(seating_plan(4, 4)) == 24
 
@@ -229,8 +250,9 @@ def test_arena_plays_games_to_the_end_reproducibly():
     results = []
     for _ in range(2):
         agents = [make_agent("casual", rules, 1), make_agent("random", rules, 2)]
-        results.append(play_match(rules, agents, 8, seed=3, duplicate=True, batch_size=3,
-                                  progress=False))
+        results.append(
+            play_match(rules, agents, 8, seed=3, duplicate=True, batch_size=3, progress=False)
+        )
     a, b = results
     assert np.array_equal(a.totals, b.totals) and np.array_equal(a.winner, b.winner)
     assert a.n_games == 8 and (a.hands >= 1).all()
@@ -269,10 +291,31 @@ def test_bench_positions_come_from_games_with_call_windows():
 # ----------------------------------------------------------------------------- CLI
 def test_cli_end_to_end(tmp_path, capsys):
     out = tmp_path / "report"
-    code = main(["eval", "--agents", "casual", "random", "sharp", "--games", "6",
-                 "--players", "2", "--preset", "web", "--seed", "4", "--duplicate",
-                 "--set", "target=150", "--out", str(out), "--no-progress",
-                 "--bootstrap", "20"])
+    code = main(
+        [
+            "eval",
+            "--agents",
+            "casual",
+            "random",
+            "sharp",
+            "--games",
+            "6",
+            "--players",
+            "2",
+            "--preset",
+            "web",
+            "--seed",
+            "4",
+            "--duplicate",
+            "--set",
+            "target=150",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--bootstrap",
+            "20",
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "| agent |" in printed and "Head to head" in printed and "Bradley-Terry" in printed
@@ -291,16 +334,29 @@ def test_cli_end_to_end(tmp_path, capsys):
 
 
 def test_cli_two_agents_three_players(tmp_path, capsys):
-    code = main(["--agents", "casual", "random", "--games", "6", "--players", "3",
-                 "--seed", "2", "--no-progress", "--set", "target=100"])
+    code = main(
+        [
+            "--agents",
+            "casual",
+            "random",
+            "--games",
+            "6",
+            "--players",
+            "3",
+            "--seed",
+            "2",
+            "--no-progress",
+            "--set",
+            "target=100",
+        ]
+    )
     assert code == 0
     assert "Head to head" not in capsys.readouterr().out
 
 
 def test_cli_rejects_unknown_agents_and_checkpoints(capsys):
     assert main(["--agents", "casual", "nobody", "--games", "2", "--no-progress"]) == 2
-    assert main(["--agents", "casual", "ckpt:missing.pt", "--games", "2",
-                 "--no-progress"]) == 2
+    assert main(["--agents", "casual", "ckpt:missing.pt", "--games", "2", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "unknown agent" in err and "ckpt:missing.pt" in err
 
@@ -313,13 +369,33 @@ def test_cli_plays_a_checkpoint(tmp_path, capsys):
 
     rules = Rules.preset_named("standard", target=100)
     torch.manual_seed(0)
-    policy = build_policy("mlp", rules, observation_size(rules), action_layout(rules).size,
-                          hidden=(16,))
-    path = save_checkpoint(tmp_path / "tiny.pt", policy, arch="mlp",
-                           arch_kwargs={"hidden": (16,)}, rules=rules, config={},
-                           global_step=0)
-    assert main(["--agents", f"ckpt:{path}", "random", "--games", "2", "--set", "target=100",
-                 "--no-progress"]) == 0
+    policy = build_policy(
+        "mlp", rules, observation_size(rules), action_layout(rules).size, hidden=(16,)
+    )
+    path = save_checkpoint(
+        tmp_path / "tiny.pt",
+        policy,
+        arch="mlp",
+        arch_kwargs={"hidden": (16,)},
+        rules=rules,
+        config={},
+        global_step=0,
+    )
+    assert (
+        main(
+            [
+                "--agents",
+                f"ckpt:{path}",
+                "random",
+                "--games",
+                "2",
+                "--set",
+                "target=100",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert f"ckpt:{path}" in capsys.readouterr().out
     # A checkpoint trained for other rules is refused with the reason.
     assert main(["--agents", f"ckpt:{path}", "random", "--games", "2", "--no-progress"]) == 2
@@ -333,8 +409,13 @@ def test_daily_seed_is_the_utc_date():
 
 
 def test_module_help_runs():
-    done = subprocess.run([sys.executable, "-m", "rummy500.commands.eval", "--help"], cwd=ROOT,
-                          capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-m", "rummy500.commands.eval", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0 and "--duplicate" in done.stdout
 
 
@@ -346,8 +427,21 @@ def test_eval_gives_the_networks_the_threads_asked_for(capsys):
         torch.set_num_threads(2)
         assert main(["--agents", "champion", "random", "--games", "2", "--no-progress"]) == 0
         assert torch.get_num_threads() == 1
-        assert main(["--agents", "champion", "random", "--games", "2", "--no-progress",
-                     "--torch-threads", "2"]) == 0
+        assert (
+            main(
+                [
+                    "--agents",
+                    "champion",
+                    "random",
+                    "--games",
+                    "2",
+                    "--no-progress",
+                    "--torch-threads",
+                    "2",
+                ]
+            )
+            == 0
+        )
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

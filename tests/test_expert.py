@@ -66,20 +66,25 @@ def test_spec_sets_the_budget():
     assert make_agent("expert:trust=0.5", rules).budget.trust == 0.5
 
 
-@pytest.mark.parametrize("spec, reason", [
-    ("expert:worlds=0", "outside"),
-    ("expert:worlds=many", "integer"),
-    ("expert:depth=3",
-     r"bad option .* guide=auto\|champion\|sharp\|ckpt:PATH, rivals=guide\|mixed"),
-    ("expert:worlds", "bad option"),
-    ("expert:trust=x", "number"),
-    ("expert:guide=oracle", "one of auto, champion, sharp, ckpt:PATH"),
-    ("expert:guide=guide", "one of auto, champion, sharp, ckpt:PATH"),
-    ("expert:guide=ckpt:", "needs a path"),
-    ("expert:guide=ckpt:no/such/file.pt", "guide=ckpt:no/such/file.pt: no such file"),
-    ("expert:sure=2", "outside"),
-    ("expert:rivals=crowd", "one of guide, mixed"),
-])
+@pytest.mark.parametrize(
+    "spec, reason",
+    [
+        ("expert:worlds=0", "outside"),
+        ("expert:worlds=many", "integer"),
+        (
+            "expert:depth=3",
+            r"bad option .* guide=auto\|champion\|sharp\|ckpt:PATH, rivals=guide\|mixed",
+        ),
+        ("expert:worlds", "bad option"),
+        ("expert:trust=x", "number"),
+        ("expert:guide=oracle", "one of auto, champion, sharp, ckpt:PATH"),
+        ("expert:guide=guide", "one of auto, champion, sharp, ckpt:PATH"),
+        ("expert:guide=ckpt:", "needs a path"),
+        ("expert:guide=ckpt:no/such/file.pt", "guide=ckpt:no/such/file.pt: no such file"),
+        ("expert:sure=2", "outside"),
+        ("expert:rivals=crowd", "one of guide, mixed"),
+    ],
+)
 def test_bad_specs_say_why_in_one_line(spec, reason):
     with pytest.raises(ValueError, match=reason) as e:
         make_agent(spec, Rules())
@@ -114,10 +119,14 @@ def test_a_checkpoint_of_ones_own_can_guide_the_search(tmp_path):
     assert expert.guide.policy.name == f"ckpt:{path}"
     assert expert.name == f"expert:worlds=4,guide=ckpt:{path}"
     state = init(rules, 3, game_ids=[0, 1])
-    decision = Decision(rules, legal_mask(rules, state),
-                        player_view(rules, state, state.current_player, np.arange(2)))
-    assert np.array_equal(expert.guide.propose(decision)[:, 0],
-                          make_agent("champion", rules).act(decision))
+    decision = Decision(
+        rules,
+        legal_mask(rules, state),
+        player_view(rules, state, state.current_player, np.arange(2)),
+    )
+    assert np.array_equal(
+        expert.guide.propose(decision)[:, 0], make_agent("champion", rules).act(decision)
+    )
 
 
 def test_the_champion_guide_searches_only_its_doubtful_choices():
@@ -144,9 +153,17 @@ def test_training_accepts_the_expert_as_an_opponent():
 
 
 # ----------------------------------------------------------------------------- legality
-@pytest.mark.parametrize("preset, players", [
-    ("standard", 2), ("standard", 4), ("web", 2), ("web", 3), ("jokers", 2), ("jokers", 4),
-])
+@pytest.mark.parametrize(
+    "preset, players",
+    [
+        ("standard", 2),
+        ("standard", 4),
+        ("web", 2),
+        ("web", 3),
+        ("jokers", 2),
+        ("jokers", 4),
+    ],
+)
 def test_every_choice_is_legal(preset, players):
     rules = Rules.from_dict({"preset": preset, "players": players})
     state = positions(rules, 48, seed=players)
@@ -164,16 +181,22 @@ def test_every_choice_is_legal(preset, players):
 
 
 # ----------------------------------------------------------------------------- no peeking
-@pytest.mark.parametrize("preset, players, spec", [
-    ("standard", 2, TINY), ("standard", 3, TINY), ("jokers", 3, TINY),
-    ("standard", 2, TINY + ",rivals=guide"),
-])
+@pytest.mark.parametrize(
+    "preset, players, spec",
+    [
+        ("standard", 2, TINY),
+        ("standard", 3, TINY),
+        ("jokers", 3, TINY),
+        ("standard", 2, TINY + ",rivals=guide"),
+    ],
+)
 def test_expert_does_not_peek_at_hidden_cards(preset, players, spec):
     rules = Rules.from_dict({"preset": preset, "players": players})
     state = positions(rules, 32, seed=11)
     other = redeal_hidden(rules, state, np.random.default_rng(5))
     assert not np.array_equal(other.hand, state.hand) or not np.array_equal(
-        other.stock, state.stock)
+        other.stock, state.stock
+    )
     a = decide(rules, state, make_agent(spec, rules, seed=4))
     b = decide(rules, other, make_agent(spec, rules, seed=4))
     assert np.array_equal(a, b)
@@ -186,8 +209,9 @@ def test_mixed_rivals_play_sharp_in_every_other_world():
     rules = Rules()
     state = positions(rules, 48, seed=13)
     mask = legal_mask(rules, state)
-    plain = decide(rules, state, make_agent("expert:worlds=4,horizon=30,rivals=guide", rules,
-                                            seed=4))
+    plain = decide(
+        rules, state, make_agent("expert:worlds=4,horizon=30,rivals=guide", rules, seed=4)
+    )
     assert ExpertBudget().rivals == "mixed"
     mixed_agent = make_agent("expert:worlds=4,horizon=30", rules, seed=4)
     assert mixed_agent.rival is not None
@@ -197,10 +221,18 @@ def test_mixed_rivals_play_sharp_in_every_other_world():
 
 
 # ----------------------------------------------------------------------------- worlds
-@pytest.mark.parametrize("preset, players", [
-    ("standard", 2), ("standard", 3), ("standard", 4), ("web", 5), ("standard", 6),
-    ("jokers", 2), ("jokers", 5),
-])
+@pytest.mark.parametrize(
+    "preset, players",
+    [
+        ("standard", 2),
+        ("standard", 3),
+        ("standard", 4),
+        ("web", 5),
+        ("standard", 6),
+        ("jokers", 2),
+        ("jokers", 5),
+    ],
+)
 def test_sampled_worlds_agree_with_the_view(preset, players):
     rules = Rules.from_dict({"preset": preset, "players": players})
     state = positions(rules, 24, seed=players + 7)
@@ -210,8 +242,9 @@ def test_sampled_worlds_agree_with_the_view(preset, players):
     assert worlds.batch_size == 24 * w
     again = player_view(rules, worlds, np.repeat(view.seat, w))
     for f in dataclasses.fields(view):  # everything the seat sees, exactly as seen
-        assert np.array_equal(np.repeat(getattr(view, f.name), w, axis=0),
-                              getattr(again, f.name)), f.name
+        assert np.array_equal(
+            np.repeat(getattr(view, f.name), w, axis=0), getattr(again, f.name)
+        ), f.name
     # Every card of the deck in exactly one place.
     place = worlds.hand.sum(axis=1).astype(np.int64)
     b = np.arange(worlds.batch_size)
@@ -237,8 +270,15 @@ def test_an_expert_plays_whole_games():
     rules = Rules()
     from rummy500.eval.arena import play_match
 
-    match = play_match(rules, [ExpertAgent(rules, 0, ExpertBudget.parse("worlds=2,horizon=4")),
-                               make_agent("casual", rules, 1)], games=2, progress=False)
+    match = play_match(
+        rules,
+        [
+            ExpertAgent(rules, 0, ExpertBudget.parse("worlds=2,horizon=4")),
+            make_agent("casual", rules, 1),
+        ],
+        games=2,
+        progress=False,
+    )
     assert match.n_games == 2 and (match.winner >= -1).all()
 
 
@@ -263,14 +303,29 @@ def test_the_report_says_what_the_search_did():
 
 # ----------------------------------------------------------------------------- the ladder
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy500.cli", *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "rummy500.cli", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_ladder_through_the_command_line(tmp_path):
     out = tmp_path / "ladder"
-    done = run_cli("ladder", "--agents", "random", "casual", TINY, "--no-defaults",
-                   "--games", "2", "--seed", "3", "--set", "target=100", "--out", str(out))
+    done = run_cli(
+        "ladder",
+        "--agents",
+        "random",
+        "casual",
+        TINY,
+        "--no-defaults",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--set",
+        "target=100",
+        "--out",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr
     assert "Bradley-Terry" in done.stdout
     data = json.loads((out / "ladder.json").read_text())
@@ -278,12 +333,15 @@ def test_ladder_through_the_command_line(tmp_path):
     assert (out / "ladder.csv").is_file() and (out / "ladder.md").is_file()
 
 
-@pytest.mark.parametrize("args", [
-    ("--games", "0"),
-    ("--agents", "nobody"),
-    ("--agents", "expert:worlds=0"),
-    ("--players", "9"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--games", "0"),
+        ("--agents", "nobody"),
+        ("--agents", "expert:worlds=0"),
+        ("--players", "9"),
+    ],
+)
 def test_ladder_refuses_bad_arguments_in_one_line(args):
     done = run_cli("ladder", *args)
     assert done.returncode == 2

@@ -38,8 +38,9 @@ def assert_answers_as_the_core(games: Games, rows: np.ndarray) -> None:
     rules, state = games.rules, games.state
     assert np.array_equal(games.mask(), legal_mask(rules, state))
     seats = (state.current_player[rows] + 1) % rules.players
-    assert np.array_equal(games.view(seats, rows).table_points,
-                          player_view(rules, state, seats, rows).table_points)
+    assert np.array_equal(
+        games.view(seats, rows).table_points, player_view(rules, state, seats, rows).table_points
+    )
     assert games.observe(seats, rows).tobytes() == observe(rules, state, seats, rows).tobytes()
     assert games.observe().tobytes() == observe(rules, state).tobytes()
 
@@ -59,11 +60,17 @@ def test_every_way_of_moving_games_matches_the_pure_step(preset: str) -> None:
         assert_answers_as_the_core(games, rows)
         actions = sample_legal(legal_mask(rules, twin), rng)
         if rows.size and k % 3 == 0:
-            def choose(part: State, part_mask: np.ndarray, rows: np.ndarray = rows,
-                       actions: np.ndarray = actions) -> np.ndarray:
+
+            def choose(
+                part: State,
+                part_mask: np.ndarray,
+                rows: np.ndarray = rows,
+                actions: np.ndarray = actions,
+            ) -> np.ndarray:
                 assert_same_games(part, twin.select(rows))
                 assert np.array_equal(part_mask, legal_mask(rules, part))
                 return actions[rows]
+
             games.play(rows, choose)
         elif rows.size and k % 3 == 1:
             games.step(actions[rows], rows)
@@ -127,8 +134,10 @@ def test_one_game_takes_its_own_path_to_the_same_answers(preset: str) -> None:
         mask = legal_mask(rules, twin)
         assert np.array_equal(games.mask(), mask)
         for seat in range(rules.players):
-            assert games.observe_one(seat).tobytes() == observe(
-                rules, twin, np.array([seat]), np.array([0]))[0].tobytes()
+            assert (
+                games.observe_one(seat).tobytes()
+                == observe(rules, twin, np.array([seat]), np.array([0]))[0].tobytes()
+            )
         action = sample_legal(mask, rng)
         games.step(action)
         step_inplace(rules, twin, action)

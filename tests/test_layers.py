@@ -15,20 +15,19 @@ from package_layout import ROOT, TOP_LEVEL, module_name, source_files
 
 # Layer of a project module, found by the longest matching prefix; lowest first.
 LAYERS = {
-    "rummy_env.core": 0,        # the engine
-    "rummy_env.reference": 1,   # the rule book in code
-    "rummy_env": 2,             # the package's front door (env ids) and config reading
+    "rummy_env.core": 0,  # the engine
+    "rummy_env.reference": 1,  # the rule book in code
+    "rummy_env": 2,  # the package's front door (env ids) and config reading
     "rummy_env.config": 2,
-    "rummy_env.envs": 2,        # the interfaces
-    "rummy_env.scenario": 2,    # the conformance harness runs the engine alone
-    "rummy500.agents": 3,       # players
-    "rummy500.configs": 3,      # recipes and rules files (data)
-    "rummy500.eval": 4,         # measurement
-    "rummy500.train": 5,        # learning
-    "rummy500": 6,              # programs: may import everything
+    "rummy_env.envs": 2,  # the interfaces
+    "rummy_env.scenario": 2,  # the conformance harness runs the engine alone
+    "rummy500.agents": 3,  # players
+    "rummy500.configs": 3,  # recipes and rules files (data)
+    "rummy500.eval": 4,  # measurement
+    "rummy500.train": 5,  # learning
+    "rummy500": 6,  # programs: may import everything
 }
-LAYER_NAMES = ["engine", "reference", "interfaces", "players", "evaluation", "training",
-               "programs"]
+LAYER_NAMES = ["engine", "reference", "interfaces", "players", "evaluation", "training", "programs"]
 # What each layer may import from outside the project (besides the standard library).
 THIRD_PARTY = {
     0: {"numpy"},
@@ -36,8 +35,17 @@ THIRD_PARTY = {
     2: {"numpy", "gymnasium", "pettingzoo", "yaml"},
     3: {"numpy", "torch", "sb3_contrib"},  # sb3_contrib: only for sb3: specs, imported then
     4: {"numpy", "torch", "tqdm", "matplotlib", "ray"},  # ray: only for --ray matches
-    5: {"numpy", "torch", "tqdm", "matplotlib", "yaml", "ray", "gymnasium", "pettingzoo",
-        "tensorboard"},
+    5: {
+        "numpy",
+        "torch",
+        "tqdm",
+        "matplotlib",
+        "yaml",
+        "ray",
+        "gymnasium",
+        "pettingzoo",
+        "tensorboard",
+    },
     6: None,  # anything
 }
 # Players may not use the interfaces, measurement may not use the interfaces either:
@@ -82,8 +90,10 @@ def test_imports_point_down(path: Path) -> None:
         if top in TOP_LEVEL:
             other = layer_of(target)
             if other is None or other > own or other in FORBIDDEN.get(own, ()):
-                wrong.append(f"line {line}: {LAYER_NAMES[own]} imports {target} "
-                             f"({'unknown' if other is None else LAYER_NAMES[other]})")
+                wrong.append(
+                    f"line {line}: {LAYER_NAMES[own]} imports {target} "
+                    f"({'unknown' if other is None else LAYER_NAMES[other]})"
+                )
         elif top not in sys.stdlib_module_names and top != "__future__":
             allowed = THIRD_PARTY[own]
             if allowed is not None and top not in allowed:
@@ -94,7 +104,7 @@ def test_imports_point_down(path: Path) -> None:
 def test_the_check_resolves_relative_imports() -> None:
     """The walker resolves relative imports, so an upward one cannot hide."""
     module = ROOT / "rummy_env" / "core" / "masks.py"
-    assert ("rummy_env.core.state" in {t for _, t in imports_of(module)})
+    assert "rummy_env.core.state" in {t for _, t in imports_of(module)}
     assert layer_of("rummy_env.envs.aec") > layer_of("rummy_env.core.masks")
     assert layer_of("rummy500.cli") == len(LAYER_NAMES) - 1
 
@@ -140,9 +150,11 @@ def private_engine_imports(source: str, module: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@pytest.mark.parametrize("path", [p for p in source_files()
-                                  if not (module_name(p) + ".").startswith(ENGINE + ".")],
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    [p for p in source_files() if not (module_name(p) + ".").startswith(ENGINE + ".")],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_only_the_engine_imports_its_private_modules(path: Path) -> None:
     """The table cache and the one-game path (``rummy_env.core._*``) are the engine's
     own: everything above drives games through ``rummy_env.core.Games``."""
@@ -158,9 +170,14 @@ def test_the_private_import_check_sees_every_form() -> None:
         "import rummy_env.core._one_game.kept\n"
         "from ..core._one_game import OneGameMask\n"
         "from rummy_env.core import Games, legal_mask\n",
-        "rummy_env.envs.vector")
-    assert caught == ["line 1: rummy_env.core._table_cache", "line 2: rummy_env.core._one_game",
-                      "line 3: rummy_env.core._one_game", "line 4: rummy_env.core._one_game"]
-    assert private_engine_imports("from rummy_env.core._one_game import OneGameMask, "
-                                  "OneGameObserver\n", "rummy500.web.live") == [
-        "line 1: rummy_env.core._one_game"]
+        "rummy_env.envs.vector",
+    )
+    assert caught == [
+        "line 1: rummy_env.core._table_cache",
+        "line 2: rummy_env.core._one_game",
+        "line 3: rummy_env.core._one_game",
+        "line 4: rummy_env.core._one_game",
+    ]
+    assert private_engine_imports(
+        "from rummy_env.core._one_game import OneGameMask, OneGameObserver\n", "rummy500.web.live"
+    ) == ["line 1: rummy_env.core._one_game"]

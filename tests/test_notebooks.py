@@ -34,8 +34,9 @@ def test_notebook_runs_and_shows_its_figures(path: Path, tmp_path: Path, monkeyp
     monkeypatch.setenv("RUMMY500_NOTEBOOK_SMALL", "1")
     monkeypatch.delenv("MPLBACKEND", raising=False)
     book = nbformat.read(path, as_version=4)
-    client = NotebookClient(book, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        book, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
     code = [c for c in book.cells if c.cell_type == "code"]
     errors = [o for c in code for o in c.outputs if o.output_type == "error"]

@@ -61,8 +61,9 @@ def test_observation_agrees_with_the_state(preset: str, players: int) -> None:
                 check_one(rules, state, g, seat, obs[g], s, deck)
 
 
-@pytest.mark.parametrize("preset,players", CONFIGS + [("jokers", 2), ("tournament", 2),
-                                                     ("standard", 8)])
+@pytest.mark.parametrize(
+    "preset,players", CONFIGS + [("jokers", 2), ("tournament", 2), ("standard", 8)]
+)
 def test_the_one_game_path_encodes_the_same_bits(preset: str, players: int) -> None:
     """``observe_one`` (the one-game envs' plain-Python path) equals the batched encoder,
     for every seat of every game, one deck or two, jokers or none."""
@@ -137,13 +138,14 @@ def rehide(rules, state, g: int, seat: int, rng: np.random.Generator) -> None:
     others = [x for x in range(rules.players) if x != seat]
     unknown = [state.hand[g, x] - state.known[g, x] for x in others]
     n_stock = int(state.stock_size[g])
-    pool = np.concatenate([np.repeat(np.arange(C), u) for u in unknown]
-                          + [state.stock[g, :n_stock].astype(np.int64)])
+    pool = np.concatenate(
+        [np.repeat(np.arange(C), u) for u in unknown] + [state.stock[g, :n_stock].astype(np.int64)]
+    )
     pool = rng.permutation(pool)
     at = 0
     for x, u in zip(others, unknown):
         k = int(u.sum())
-        state.hand[g, x] = state.known[g, x] + np.bincount(pool[at: at + k], minlength=C)
+        state.hand[g, x] = state.known[g, x] + np.bincount(pool[at : at + k], minlength=C)
         at += k
     state.stock[g, :n_stock] = pool[at:]
 

@@ -30,11 +30,14 @@ STEPS = 260
 def batch_around(rules, game: State, seed: int) -> State:
     """A 3-game batch: two other games around a copy of ``game``."""
     others = init(rules, seed, game_ids=np.array([11, 12]))
-    return State(**{
-        f.name: np.concatenate([getattr(others, f.name)[:1], getattr(game, f.name),
-                                getattr(others, f.name)[1:]])
-        for f in dataclasses.fields(State)
-    })
+    return State(
+        **{
+            f.name: np.concatenate(
+                [getattr(others, f.name)[:1], getattr(game, f.name), getattr(others, f.name)[1:]]
+            )
+            for f in dataclasses.fields(State)
+        }
+    )
 
 
 def check_position(env: raw_env, batch: State) -> None:
@@ -75,16 +78,31 @@ def test_aec_game_equals_the_batched_engine(preset: str, players: int) -> None:
         env.step(action)
         step_inplace(rules, batch, actions, mask=mask)
         hands_ended += int(batch.hand_ended[1])
-        for name in ("hand", "known", "pile", "stock", "meld_by", "meld_joker", "totals",
-                     "hand_scores", "phase", "current_player", "owed", "taken"):
+        for name in (
+            "hand",
+            "known",
+            "pile",
+            "stock",
+            "meld_by",
+            "meld_joker",
+            "totals",
+            "hand_scores",
+            "phase",
+            "current_player",
+            "owed",
+            "taken",
+        ):
             assert np.array_equal(getattr(env._state, name)[0], getattr(batch, name)[1]), name
         if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
             break
     assert hands_ended >= 1  # the deal of a new hand is covered too
 
 
-@pytest.mark.parametrize("config", [{"preset": p} for p in PRESETS] + [
-    {"decks": 2}, {"preset": "jokers", "decks": 2}], ids=lambda c: ",".join(map(str, c.values())))
+@pytest.mark.parametrize(
+    "config",
+    [{"preset": p} for p in PRESETS] + [{"decks": 2}, {"preset": "jokers", "decks": 2}],
+    ids=lambda c: ",".join(map(str, c.values())),
+)
 def test_the_kept_table_never_goes_stale(config: dict) -> None:
     """The one-game envs' mask and observations, which keep what the table accepts and
     shows between steps, equal those worked out afresh at every step of whole games,
@@ -104,12 +122,24 @@ def test_the_kept_table_never_goes_stale(config: dict) -> None:
             step_inplace(rules, state, sample_legal(want, rng), mask=want)
 
 
-@pytest.mark.parametrize("flags", [
-    {}, {"preset": "web"}, {"discard_required": True}, {"layoff_requires_meld": True},
-    {"keep_taken": True}, {"top_card_must_meld": True}, {"top_card_must_meld": True, "dig": False},
-    {"wrap": True}, {"ace_high": False}, {"decks": 2, "players": 3}, {"players": 5},
-    {"discard_required": True, "layoff_requires_meld": True, "keep_taken": True, "players": 3},
-], ids=lambda flags: ",".join(f"{k}={v}" for k, v in flags.items()) or "standard")
+@pytest.mark.parametrize(
+    "flags",
+    [
+        {},
+        {"preset": "web"},
+        {"discard_required": True},
+        {"layoff_requires_meld": True},
+        {"keep_taken": True},
+        {"top_card_must_meld": True},
+        {"top_card_must_meld": True, "dig": False},
+        {"wrap": True},
+        {"ace_high": False},
+        {"decks": 2, "players": 3},
+        {"players": 5},
+        {"discard_required": True, "layoff_requires_meld": True, "keep_taken": True, "players": 3},
+    ],
+    ids=lambda flags: ",".join(f"{k}={v}" for k, v in flags.items()) or "standard",
+)
 def test_the_plain_one_game_mask_equals_the_batched_mask(flags: dict) -> None:
     """``legal_mask_one`` (plain Python, no jokers) offers exactly what ``legal_mask`` does,
     and ``layoff_fits_one`` finds the lay-offs ``layoff_fits`` does, at every step of whole
@@ -176,15 +206,18 @@ def rule_choices() -> list[tuple[str, object]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 4])
-@pytest.mark.parametrize(("flag", "value"), rule_choices(),
-                         ids=[f"{flag}={value}" for flag, value in rule_choices()])
-def test_every_rule_choice_plays_whole_games_alike_alone_and_in_a_batch(flag: str, value,
-                                                                         players: int) -> None:
+@pytest.mark.parametrize(
+    ("flag", "value"), rule_choices(), ids=[f"{flag}={value}" for flag, value in rule_choices()]
+)
+def test_every_rule_choice_plays_whole_games_alike_alone_and_in_a_batch(
+    flag: str, value, players: int
+) -> None:
     """Whole games (to a target of 100 unless the flag is the target) through the one-game
     path (the AEC env) beside the batched engine, for every value of every rule flag."""
     try:
-        env = raw_env(rules=Rules.from_dict({"target": 100, "players": players, flag: value}),
-                      episode="game")
+        env = raw_env(
+            rules=Rules.from_dict({"target": 100, "players": players, flag: value}), episode="game"
+        )
     except ValueError as e:
         pytest.skip(f"not a valid table: {e}")
     rules, rng = env.rules, np.random.default_rng(players)

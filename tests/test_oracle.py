@@ -63,10 +63,12 @@ def test_a_share_shows_that_much_of_the_other_hands():
     overlap = {}
     for share in (0.1, 0.9):
         worlds = make_oracle(f"sees={share},{TINY}", rules, seed=2).deal_worlds(
-            decision_of(rules, state), rows, view)
+            decision_of(rules, state), rows, view
+        )
         for w in range(worlds.batch_size):  # every world agrees with what the seat sees
-            np.testing.assert_array_equal(worlds.hand[w, truth.current_player[w]],
-                                          truth.hand[w, truth.current_player[w]])
+            np.testing.assert_array_equal(
+                worlds.hand[w, truth.current_player[w]], truth.hand[w, truth.current_player[w]]
+            )
         np.testing.assert_array_equal(worlds.known, truth.known)  # public knowledge kept
         dealt = worlds.hand[np.arange(worlds.batch_size), other].astype(np.int64)
         overlap[share] = np.minimum(dealt, true_hand).sum() / true_hand.sum()
@@ -121,13 +123,16 @@ def test_it_names_its_budget():
     assert oracle.name == "oracle:sees=all,worlds=16"
 
 
-@pytest.mark.parametrize("spec, reason", [
-    ("oracle:sees=stock", "sees must be one of hands, all or a share"),
-    ("oracle:sees=1.5", "sees must be one of hands, all or a share"),
-    ("oracle:worlds=0", "oracle: worlds=0 is outside"),
-    ("oracle:peek=1", r"oracle: bad option .*options are sees=hands\|all\|SHARE, worlds=N"),
-    ("oracle:sees=nan", "sees must be one of hands, all or a share"),
-])
+@pytest.mark.parametrize(
+    "spec, reason",
+    [
+        ("oracle:sees=stock", "sees must be one of hands, all or a share"),
+        ("oracle:sees=1.5", "sees must be one of hands, all or a share"),
+        ("oracle:worlds=0", "oracle: worlds=0 is outside"),
+        ("oracle:peek=1", r"oracle: bad option .*options are sees=hands\|all\|SHARE, worlds=N"),
+        ("oracle:sees=nan", "sees must be one of hands, all or a share"),
+    ],
+)
 def test_bad_options_say_why_in_one_line(spec, reason):
     with pytest.raises(ValueError, match=reason) as e:
         make_arena_agent(spec, Rules())
@@ -139,11 +144,18 @@ def test_a_guide_that_cannot_play_is_told_of_the_oracle():
         make_arena_agent("oracle:guide=champion", Rules(players=3))
 
 
-@pytest.mark.parametrize("spec, ok", [
-    ("oracle", True), ("oracle:sees=0.9,worlds=16", True), ("sharp", True),
-    ("expert:worlds=4", True), ("ckpt:not_there.pt", False), ("oracle:sees=2", False),
-    ("grandmaster", False),
-])
+@pytest.mark.parametrize(
+    "spec, ok",
+    [
+        ("oracle", True),
+        ("oracle:sees=0.9,worlds=16", True),
+        ("sharp", True),
+        ("expert:worlds=4", True),
+        ("ckpt:not_there.pt", False),
+        ("oracle:sees=2", False),
+        ("grandmaster", False),
+    ],
+)
 def test_the_arena_programs_check_their_agents_before_any_work(spec, ok):
     if ok:
         check_arena_spec(spec)
@@ -168,8 +180,17 @@ def test_programs_outside_the_arena_refuse_it():
 
 
 def test_eval_plays_it_and_play_refuses_it():
-    done = run_cli("eval", "--agents", f"oracle:{TINY}", "sharp", "--games", "2",
-                   "--set", "target=100", "--no-progress")
+    done = run_cli(
+        "eval",
+        "--agents",
+        f"oracle:{TINY}",
+        "sharp",
+        "--games",
+        "2",
+        "--set",
+        "target=100",
+        "--no-progress",
+    )
     assert done.returncode == 0, done.stderr
     assert "oracle:" in done.stdout and "searched" in done.stdout
     refused = run_cli("play", "--opponents", "oracle")

@@ -33,11 +33,11 @@ def test_hidden_cards_lay_out_every_hand_and_the_stock_from_the_seat() -> None:
     for g in range(16):
         me = seats[g]
         for j in range(3):  # the acting seat first, then in playing order
-            np.testing.assert_array_equal(view[g, j * k:(j + 1) * k], state.hand[g, (me + j) % 3])
+            np.testing.assert_array_equal(view[g, j * k : (j + 1) * k], state.hand[g, (me + j) % 3])
         size = int(state.stock_size[g])
         stock = np.bincount(state.stock[g, :size], minlength=k)
-        np.testing.assert_array_equal(view[g, 3 * k:4 * k], stock)
-        assert np.flatnonzero(view[g, 4 * k:]).tolist() == [state.stock[g, size - 1]]
+        np.testing.assert_array_equal(view[g, 3 * k : 4 * k], stock)
+        assert np.flatnonzero(view[g, 4 * k :]).tolist() == [state.stock[g, size - 1]]
 
 
 def test_the_critic_sees_what_the_seat_cannot_and_the_policy_does_not() -> None:
@@ -53,23 +53,36 @@ def test_the_critic_sees_what_the_seat_cannot_and_the_policy_does_not() -> None:
     critic = OracleCritic(observe(rules, state, seats).shape[1], hidden_size(rules))
     obs = torch.as_tensor(observe(rules, state, seats))
     with torch.no_grad():
-        assert not torch.equal(critic(obs, torch.as_tensor(mine)),
-                               critic(obs, torch.as_tensor(theirs)))
+        assert not torch.equal(
+            critic(obs, torch.as_tensor(mine)), critic(obs, torch.as_tensor(theirs))
+        )
 
 
 def test_a_run_with_the_oracle_critic_plays_and_resumes_without_hidden_input(
-        tmp_path: Path) -> None:
-    overrides = ["critic=oracle", "total_steps=4096", "num_envs=16", "num_steps=64",
-                 "eval_every=0", "snapshot_every=0", "torch_threads=1", "progress=false",
-                 "rules.target=100", f"run_dir={tmp_path}", "arch_kwargs={hidden: [32]}"]
+    tmp_path: Path,
+) -> None:
+    overrides = [
+        "critic=oracle",
+        "total_steps=4096",
+        "num_envs=16",
+        "num_steps=64",
+        "eval_every=0",
+        "snapshot_every=0",
+        "torch_threads=1",
+        "progress=false",
+        "rules.target=100",
+        f"run_dir={tmp_path}",
+        "arch_kwargs={hidden: [32]}",
+    ]
     cfg = load_config("quickstart", overrides)
     result = train(cfg)
     payload = torch.load(result.run_dir / "last.pt", weights_only=False)
     assert payload["extra"]["critic"] is not None
     rules = cfg.game_rules
     # The policy saved for play is the plain network on the seat's observation alone.
-    plain = MLPPolicy(observation_size(rules), payload["state_dict"]["actor.weight"].shape[0],
-                      (32,))
+    plain = MLPPolicy(
+        observation_size(rules), payload["state_dict"]["actor.weight"].shape[0], (32,)
+    )
     plain.load_state_dict(payload["state_dict"])
     agent = make_agent(f"ckpt:{result.run_dir / 'last.pt'}", rules)
     match = play_match(rules, [agent, make_agent("random", rules)], games=2, progress=False)

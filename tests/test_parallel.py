@@ -40,25 +40,40 @@ def make(rules, seed):
     return Seeded(rules, seed)
 '''
 
-HELLO_LOG = '''
+HELLO_LOG = """
 import json, os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 with open("hellos.log", "a") as log:
     log.write(f"{os.getpid()}\\n")
 exec(open(sys.argv[1]).read())
-'''
+"""
 
 
 def rummy500(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy500.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "rummy500.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def played(*args: str, cwd: Path, env: dict | None = None) -> tuple[list[dict], dict]:
     """(every game's record, the report without its timings) of ``rummy500 eval ARGS``."""
     out = cwd / f"out{len(list(cwd.glob('out*')))}"
-    done = rummy500("eval", *args, "--no-progress", "--out", str(out), "--record",
-                    str(out) + ".jsonl", cwd=cwd, env=env)
+    done = rummy500(
+        "eval",
+        *args,
+        "--no-progress",
+        "--out",
+        str(out),
+        "--record",
+        str(out) + ".jsonl",
+        cwd=cwd,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in Path(str(out) + ".jsonl").read_text().splitlines()]
     return records, untimed(json.loads((out / "report.json").read_text()))
@@ -68,15 +83,19 @@ def untimed(report: dict) -> dict:
     """A report without what measures time (seconds, decisions a second) or says how it
     was run (the command)."""
     if isinstance(report, dict):
-        return {k: untimed(v) for k, v in report.items()
-                if not any(t in k for t in ("seconds", "per_s", "ms_per", "command"))}
+        return {
+            k: untimed(v)
+            for k, v in report.items()
+            if not any(t in k for t in ("seconds", "per_s", "ms_per", "command"))
+        }
     if isinstance(report, list):
         return [untimed(v) for v in report]
     return report
 
 
-def assert_same_at_one_and_two_workers(*args: str, cwd: Path, env: dict | None = None
-                                       ) -> list[dict]:
+def assert_same_at_one_and_two_workers(
+    *args: str, cwd: Path, env: dict | None = None
+) -> list[dict]:
     one = played(*args, "--workers", "1", cwd=cwd, env=env)
     two = played(*args, "--workers", "2", cwd=cwd, env=env)
     assert len(one[0]) == int(GAMES)
@@ -97,12 +116,15 @@ def test_agent_seeds_differ_by_agent_and_shard_and_come_from_the_root() -> None:
     assert agent_seed(7, 1, 2) == agent_seed(7, 1, 2) != agent_seed(8, 1, 2)
 
 
-@pytest.mark.parametrize("spec", ["casual", "sharp", "expert:worlds=2,candidates=2,horizon=6",
-                                  "py:my_bots:make"])
+@pytest.mark.parametrize(
+    "spec", ["casual", "sharp", "expert:worlds=2,candidates=2,horizon=6", "py:my_bots:make"]
+)
 def test_built_ins_and_python_factories_play_the_same_games_at_two_workers(
-        work: Path, spec: str) -> None:
-    assert_same_at_one_and_two_workers("--agents", spec, "random", "--games", GAMES, *SHORT,
-                                       "--duplicate", cwd=work)
+    work: Path, spec: str
+) -> None:
+    assert_same_at_one_and_two_workers(
+        "--agents", spec, "random", "--games", GAMES, *SHORT, "--duplicate", cwd=work
+    )
 
 
 def test_a_checkpoint_plays_the_same_games_at_two_workers(work: Path) -> None:
@@ -113,49 +135,89 @@ def test_a_checkpoint_plays_the_same_games_at_two_workers(work: Path) -> None:
 
     rules = Rules.preset_named("standard", target=100)
     torch.manual_seed(0)
-    policy = build_policy("mlp", rules, observation_size(rules), action_layout(rules).size,
-                          hidden=(16,))
-    save_checkpoint(work / "tiny.pt", policy, arch="mlp", arch_kwargs={"hidden": (16,)},
-                    rules=rules, config={}, global_step=0)
-    assert_same_at_one_and_two_workers("--agents", "ckpt:tiny.pt", "random", "--games",
-                                       GAMES, *SHORT, cwd=work)
+    policy = build_policy(
+        "mlp", rules, observation_size(rules), action_layout(rules).size, hidden=(16,)
+    )
+    save_checkpoint(
+        work / "tiny.pt",
+        policy,
+        arch="mlp",
+        arch_kwargs={"hidden": (16,)},
+        rules=rules,
+        config={},
+        global_step=0,
+    )
+    assert_same_at_one_and_two_workers(
+        "--agents", "ckpt:tiny.pt", "random", "--games", GAMES, *SHORT, cwd=work
+    )
 
 
 def test_an_installed_plug_in_plays_the_same_games_at_two_workers(
-        work: Path, tmp_path_factory) -> None:
+    work: Path, tmp_path_factory
+) -> None:
     source = tmp_path_factory.mktemp("plugin")
     (source / "toy_seeded_bot.py").write_text(BOTS)
     (source / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "toy-seeded-bot"\nversion = "0.1"\n'
         '[project.entry-points."rummy500.agents"]\nseededbot = "toy_seeded_bot:make"\n'
-        '[tool.setuptools]\npy-modules = ["toy_seeded_bot"]\n')
+        '[tool.setuptools]\npy-modules = ["toy_seeded_bot"]\n'
+    )
     target = tmp_path_factory.mktemp("site")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
-                    str(target), str(source)], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     env = {**os.environ, "PYTHONPATH": str(target)}
-    assert_same_at_one_and_two_workers("--agents", "seededbot", "random", "--games", GAMES,
-                                       *SHORT, cwd=work, env=env)
+    assert_same_at_one_and_two_workers(
+        "--agents", "seededbot", "random", "--games", GAMES, *SHORT, cwd=work, env=env
+    )
 
 
 def test_a_maskable_ppo_model_plays_the_same_games_at_two_workers(work: Path) -> None:
-    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the [clients] "
-                        "extra)")
-    train = ("import gymnasium, rummy_env\nfrom sb3_contrib import MaskablePPO\n"
-             "env = gymnasium.make('Rummy500-v1')\n"
-             "model = MaskablePPO('MlpPolicy', env, n_steps=64, batch_size=64, seed=0)\n"
-             "model.learn(64)\nmodel.save('maskable')\n")
-    subprocess.run([sys.executable, "-c", train], cwd=work, check=True, timeout=600,
-                   capture_output=True)
-    assert_same_at_one_and_two_workers("--agents", "sb3[sample]:maskable.zip", "sharp",
-                                       "--games", GAMES, cwd=work)
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the [clients] extra)")
+    train = (
+        "import gymnasium, rummy_env\nfrom sb3_contrib import MaskablePPO\n"
+        "env = gymnasium.make('Rummy500-v1')\n"
+        "model = MaskablePPO('MlpPolicy', env, n_steps=64, batch_size=64, seed=0)\n"
+        "model.learn(64)\nmodel.save('maskable')\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", train], cwd=work, check=True, timeout=600, capture_output=True
+    )
+    assert_same_at_one_and_two_workers(
+        "--agents", "sb3[sample]:maskable.zip", "sharp", "--games", GAMES, cwd=work
+    )
 
 
 def test_a_process_agent_is_started_by_each_shard_and_plays_the_same_games(work: Path) -> None:
     (work / "logged.py").write_text(HELLO_LOG)
     command = f"cmd:{sys.executable} logged.py {FIRST_LEGAL}"
-    assert_same_at_one_and_two_workers("--agents", command, "random", "--games", GAMES,
-                                       *SHORT, "--seed", "5", "--agent-seed", "6", cwd=work)
+    assert_same_at_one_and_two_workers(
+        "--agents",
+        command,
+        "random",
+        "--games",
+        GAMES,
+        *SHORT,
+        "--seed",
+        "5",
+        "--agent-seed",
+        "6",
+        cwd=work,
+    )
     pids = (work / "hellos.log").read_text().split()
     # Per run: one process checked before the match, then one for each of the two shards.
     assert len(pids) == 6 and len(set(pids)) == 6
@@ -165,9 +227,23 @@ def test_a_ladder_is_the_same_at_two_workers(work: Path) -> None:
     reports = []
     for workers in ("1", "2"):
         out = work / f"ladder{workers}"
-        done = rummy500("ladder", "--no-defaults", "--agents", "random", "casual", "sharp",
-                        "--games", "20", *SHORT, "--no-progress", "--workers", workers,
-                        "--out", str(out), cwd=work)
+        done = rummy500(
+            "ladder",
+            "--no-defaults",
+            "--agents",
+            "random",
+            "casual",
+            "sharp",
+            "--games",
+            "20",
+            *SHORT,
+            "--no-progress",
+            "--workers",
+            workers,
+            "--out",
+            str(out),
+            cwd=work,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         reports.append(untimed(json.loads((out / "ladder.json").read_text())))
     assert reports[0] == reports[1]
@@ -235,13 +311,33 @@ def start_long_match(work: Path, *agents: str) -> tuple[subprocess.Popen, set[in
     """A long match at two workers, started and waited for until its workers (and their
     agents' processes) run: (the program, the worker processes)."""
     program = subprocess.Popen(
-        [sys.executable, "-m", "rummy500.cli", "eval", "--agents", *agents, "--games", "400",
-         "--workers", "2", "--no-progress", "--batch-size", "8"],
-        cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "rummy500.cli",
+            "eval",
+            "--agents",
+            *agents,
+            "--games",
+            "400",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--batch-size",
+            "8",
+        ],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        workers = {pid for pid in descendants(program.pid)
-                   if "shard_worker" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")}
+        workers = {
+            pid
+            for pid in descendants(program.pid)
+            if "shard_worker" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+        }
         if len(workers) == 2 and all(descendants(w) for w in workers):
             time.sleep(2)  # the workers play their first shard
             return program, workers
@@ -281,10 +377,23 @@ def test_an_agent_failing_in_a_worker_reports_the_games_finished(work: Path) -> 
         "import sys, json\nn = 0\nfor line in sys.stdin:\n    m = json.loads(line)\n"
         "    n += 1\n    if 'hello' in m:\n        print('{}', flush=True); continue\n"
         "    print(json.dumps({'action': m['legal'][0]['id'] if n < 300 else -1}), "
-        "flush=True)\n")
-    done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py", "random", "--games",
-                    "120", "--batch-size", "2", "--workers", "2", *SHORT, "--no-progress",
-                    cwd=work)
+        "flush=True)\n"
+    )
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"cmd:{sys.executable} bot.py",
+        "random",
+        "--games",
+        "120",
+        "--batch-size",
+        "2",
+        "--workers",
+        "2",
+        *SHORT,
+        "--no-progress",
+        cwd=work,
+    )
     assert done.returncode == 3, done.stderr
     lines = [line for line in done.stderr.splitlines() if not line.startswith("playing")]
     assert len(lines) == 1 and "illegal action" in lines[0] and "finished games" in lines[0]
@@ -297,12 +406,10 @@ def test_ray_tasks_play_the_same_games_as_one_process() -> None:
     from rummy_env.core import Rules
 
     rules = Rules.preset_named("standard", target=100)
-    here = rummy500.evaluate(["sharp", "random"], int(GAMES),
-                             rules=rules, workers=1)
+    here = rummy500.evaluate(["sharp", "random"], int(GAMES), rules=rules, workers=1)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        there = rummy500.evaluate(["sharp", "random"], int(GAMES),
-                                  rules=rules, address="auto")
+        there = rummy500.evaluate(["sharp", "random"], int(GAMES), rules=rules, address="auto")
     finally:
         ray.shutdown()
     assert untimed(here) == untimed(there)
@@ -323,8 +430,9 @@ def test_trainings_evaluation_is_the_same_at_two_workers() -> None:
 
     rules = Rules.preset_named("standard", target=100)
     torch.manual_seed(0)
-    policy = build_policy("mlp", rules, observation_size(rules), action_layout(rules).size,
-                          hidden=(16,))
+    policy = build_policy(
+        "mlp", rules, observation_size(rules), action_layout(rules).size, hidden=(16,)
+    )
     one = evaluate(rules, policy, ["random", "casual"], int(GAMES), seed=5, workers=1)
     two = evaluate(rules, policy, ["random", "casual"], int(GAMES), seed=5, workers=2)
     assert one == two and one["random"]["games"] == int(GAMES)
@@ -334,9 +442,24 @@ def test_tournaments_are_the_same_at_two_workers(work: Path) -> None:
     reports = []
     for workers in ("1", "2"):
         out = work / f"tournament{workers}"
-        done = rummy500("tournament", "--agents", "sharp", "casual", "random*2",
-                        "--table-size", "2", "--tournaments", "30", *SHORT, "--no-progress",
-                        "--workers", workers, "--out", str(out), cwd=work)
+        done = rummy500(
+            "tournament",
+            "--agents",
+            "sharp",
+            "casual",
+            "random*2",
+            "--table-size",
+            "2",
+            "--tournaments",
+            "30",
+            *SHORT,
+            "--no-progress",
+            "--workers",
+            workers,
+            "--out",
+            str(out),
+            cwd=work,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         reports.append(untimed(json.loads((out / "tournament.json").read_text())))
     assert reports[0] == reports[1]

@@ -36,9 +36,15 @@ class Terminal:
 
     def __init__(self, *args: str) -> None:
         self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen([sys.executable, "-m", "rummy500.cli", "play", *args],
-                                     stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
-                                     start_new_session=True, preexec_fn=_ignore_sigint)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "rummy500.cli", "play", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=ROOT,
+            start_new_session=True,
+            preexec_fn=_ignore_sigint,
+        )
         os.close(slave)
         self.screen = ""
 
@@ -84,8 +90,12 @@ class Terminal:
         """The state, signal masks and kernel wait of the program (to tell a lost signal
         from a blocked write or a hung exit)."""
         status = Path(f"/proc/{self.proc.pid}/status").read_text().splitlines()
-        keep = [line for line in status if line.split(":")[0] in
-                ("State", "Threads", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")]
+        keep = [
+            line
+            for line in status
+            if line.split(":")[0]
+            in ("State", "Threads", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+        ]
         wchan = Path(f"/proc/{self.proc.pid}/wchan").read_text()
         return "; ".join(keep + [f"wchan: {wchan}", f"screen: {self.screen[-300:]!r}"])
 
@@ -130,17 +140,24 @@ def test_play_leaves_cleanly_on_sigterm() -> None:
 
 def _first_legal(prompt_lines: list[str]):
     """A scripted person who always picks move 1."""
+
     def ask(prompt: str) -> str:
         prompt_lines.append(prompt)
         return "1"
+
     return ask
 
 
 def test_a_played_game_records_and_replays_exactly(tmp_path: Path) -> None:
     rules = Rules.from_dict({"target": 150})
     prompts: list[str] = []
-    recorder = play_game(rules, [make_agent("casual", rules, 0)], seed=9,
-                         ask=_first_legal(prompts), say=lambda _: None)
+    recorder = play_game(
+        rules,
+        [make_agent("casual", rules, 0)],
+        seed=9,
+        ask=_first_legal(prompts),
+        say=lambda _: None,
+    )
     (record,) = recorder.done
     assert prompts and record.result["hands"] >= 1
     path = tmp_path / "games.jsonl"
@@ -153,38 +170,60 @@ def test_a_played_game_records_and_replays_exactly(tmp_path: Path) -> None:
 
 def test_replay_rejects_a_tampered_record() -> None:
     rules = Rules.from_dict({"target": 100})
-    recorder = play_game(rules, [make_agent("random", rules, 0)], seed=2,
-                         ask=_first_legal([]), say=lambda _: None)
+    recorder = play_game(
+        rules, [make_agent("random", rules, 0)], seed=2, ask=_first_legal([]), say=lambda _: None
+    )
     record = recorder.done[0]
     bad = GameRecord(**{**record.__dict__, "actions": ["discard JK"] + record.actions[1:]})
     with pytest.raises(ValueError):
         replay(bad)
-    wrong = GameRecord(**{**record.__dict__,
-                          "result": {**record.result, "totals": [0] * rules.players}})
+    wrong = GameRecord(
+        **{**record.__dict__, "result": {**record.result, "totals": [0] * rules.players}}
+    )
     with pytest.raises(ValueError, match="the record says"):
         replay(wrong)
 
 
 def test_replay_cli_steps_through_a_file(tmp_path: Path) -> None:
     rules = Rules.from_dict({"target": 100})
-    recorder = play_game(rules, [make_agent("casual", rules, 0)], seed=4,
-                         ask=_first_legal([]), say=lambda _: None)
+    recorder = play_game(
+        rules, [make_agent("casual", rules, 0)], seed=4, ask=_first_legal([]), say=lambda _: None
+    )
     path = tmp_path / "g.jsonl"
     write_records(path, recorder.done)
-    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "replay", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "rummy500.cli", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "replay matches the record" in done.stdout
     assert np.sum([line.startswith("  ") for line in done.stdout.splitlines()]) == len(
-        recorder.done[0].actions)
+        recorder.done[0].actions
+    )
 
 
 def test_eval_records_every_game_and_each_replays(tmp_path: Path) -> None:
     from rummy500.commands.eval import main as eval_main
 
     path = tmp_path / "match.jsonl"
-    code = eval_main(["--agents", "casual", "random", "--games", "4", "--set", "target=100",
-                      "--duplicate", "--no-progress", "--record", str(path)])
+    code = eval_main(
+        [
+            "--agents",
+            "casual",
+            "random",
+            "--games",
+            "4",
+            "--set",
+            "target=100",
+            "--duplicate",
+            "--no-progress",
+            "--record",
+            str(path),
+        ]
+    )
     assert code == 0
     records = list(read_records(path))
     assert len(records) == 4

@@ -30,8 +30,7 @@ def test_duplicate_quick_games_line_up() -> None:
     rules = Rules(players=2, game_hands=3, target=500)
     agents = [RandomAgent(seed=1), RandomAgent(seed=2)]
     agents[0].name, agents[1].name = "random#1", "random#2"
-    match = play_match(rules, agents, 40, seed=7, duplicate=True, batch_size=16,
-                       progress=False)
+    match = play_match(rules, agents, 40, seed=7, duplicate=True, batch_size=16, progress=False)
     deals, counts = np.unique(match.deal, return_counts=True)
     assert (counts == 2).all() and deals.size == 20
     for d in deals:

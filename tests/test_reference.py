@@ -101,8 +101,13 @@ BAD_POSITIONS = {
         [["2C"], ["3C"]], [], [], [], {}, melds=[(["5H", "JK=8H", "7H"], [0, 0, 0])], jokers=1
     ),
     "one_deck_card_on_table_twice": position(
-        [["2C"], ["3C"]], [], [], [], {},
-        melds=[(["5H", "6H", "7H"], [0, 0, 0]), (["6C", "6D", "JK=6H"], [1, 1, 1])], jokers=1,
+        [["2C"], ["3C"]],
+        [],
+        [],
+        [],
+        {},
+        melds=[(["5H", "6H", "7H"], [0, 0, 0]), (["6C", "6D", "JK=6H"], [1, 1, 1])],
+        jokers=1,
     ),
 }
 
@@ -131,17 +136,20 @@ def test_illegal_action_leaves_state_unchanged() -> None:
 def expected_deal(rules: Rules, seed: int, game_id: int, hand: int) -> dict[str, Any]:
     """The deal of the rules (docs/rules.md) computed straight from the shuffled deck."""
     key = game_keys(seed, np.array([game_id], dtype=np.uint64))[0]
-    order = [int(c) for c in shuffled_decks(rules, np.array([key], dtype=np.uint64),
-                                            np.array([hand]))[0]]
+    order = [
+        int(c) for c in shuffled_decks(rules, np.array([key], dtype=np.uint64), np.array([hand]))[0]
+    ]
     players, dealt = rules.players, rules.players * rules.hand_cards
     first = (dealer_of_hand(rules, hand) + 1) % players
-    hands = [sorted(order[i] for i in range(dealt) if (first + i) % players == seat)
-             for seat in range(players)]
+    hands = [
+        sorted(order[i] for i in range(dealt) if (first + i) % players == seat)
+        for seat in range(players)
+    ]
     return {
         "to_play": first,
         "hands": [[card_text(c) for c in hand] for hand in hands],
         "discard": [card_text(order[dealt])],
-        "stock": [card_text(c) for c in order[dealt + 1:]],
+        "stock": [card_text(c) for c in order[dealt + 1 :]],
     }
 
 

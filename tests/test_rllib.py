@@ -22,10 +22,22 @@ RULES = {"preset": "standard", "target": 100}
 
 def short_run(tmp_path: Path, **more) -> dict:
     """A small config: two iterations sampled in the driver, then an evaluation."""
-    return {"iterations": 2, "train_batch_size": 512, "num_minibatches": 2, "update_epochs": 1,
-            "num_env_runners": 0, "num_envs": 8, "eval_every": 2,
-            "eval_games": 2, "eval_opponents": ["random"], "run_dir": str(tmp_path),
-            "rules": RULES, "self_play": 0.5, "opponents": ["random"], **more}
+    return {
+        "iterations": 2,
+        "train_batch_size": 512,
+        "num_minibatches": 2,
+        "update_epochs": 1,
+        "num_env_runners": 0,
+        "num_envs": 8,
+        "eval_every": 2,
+        "eval_games": 2,
+        "eval_opponents": ["random"],
+        "run_dir": str(tmp_path),
+        "rules": RULES,
+        "self_play": 0.5,
+        "opponents": ["random"],
+        **more,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +52,8 @@ def first_run(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_rllib_trains_on_the_batched_runner_and_exports_a_playable_checkpoint(
-        first_run: dict) -> None:
+    first_run: dict,
+) -> None:
     # The env penalizes an illegal action by ending the game; the learner's masked
     # distribution (LegalCategorical) must never sample one, so no game ends that way.
     out = first_run
@@ -50,8 +63,13 @@ def test_rllib_trains_on_the_batched_runner_and_exports_a_playable_checkpoint(
 
     events = EventAccumulator(str(out["run_dir"]))
     events.Reload()
-    assert {"charts/SPS", "charts/moves_per_second", "eval/vs_random/win_rate",
-            "time/sample_seconds", "time/learn_seconds"} <= set(events.Tags()["scalars"])
+    assert {
+        "charts/SPS",
+        "charts/moves_per_second",
+        "eval/vs_random/win_rate",
+        "time/sample_seconds",
+        "time/learn_seconds",
+    } <= set(events.Tags()["scalars"])
 
     rules = Rules.from_dict(RULES)
     agent = make_agent(f"ckpt:{out['checkpoint']}", rules)
@@ -77,9 +95,21 @@ def test_the_cli_refuses_a_resume_without_an_rllib_checkpoint(tmp_path: Path) ->
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "train", "--backend", "rllib",
-                           "--resume", str(tmp_path)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rummy500.cli",
+            "train",
+            "--backend",
+            "rllib",
+            "--resume",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "no RLlib checkpoint there" in done.stderr
 
@@ -93,9 +123,21 @@ def test_the_cli_refuses_a_resume_whose_rllib_checkpoint_folder_is_gone(tmp_path
 
     (tmp_path / CONFIG_FILE).write_text("{}")
     (tmp_path / PROGRESS_FILE).write_text('{"iteration": 2, "checkpoint": "rllib_000002"}')
-    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "train", "--backend", "rllib",
-                           "--resume", str(tmp_path)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rummy500.cli",
+            "train",
+            "--backend",
+            "rllib",
+            "--resume",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "rllib_000002" in done.stderr
     assert "is missing" in done.stderr

@@ -35,8 +35,12 @@ def test_own_scenarios_exist() -> None:
 
 
 def _harness(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy_env.scenario", str(path)],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "rummy_env.scenario", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_harness_cli_prints_the_documented_json() -> None:
@@ -44,8 +48,21 @@ def test_harness_cli_prints_the_documented_json() -> None:
     done = _harness(path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    for key in ("steps", "legal", "error", "to_play", "hands", "discard", "stock_size", "melds",
-                "hand_over", "hand_scores", "totals", "game_over", "winner"):
+    for key in (
+        "steps",
+        "legal",
+        "error",
+        "to_play",
+        "hands",
+        "discard",
+        "stock_size",
+        "melds",
+        "hand_over",
+        "hand_scores",
+        "totals",
+        "game_over",
+        "winner",
+    ):
         assert key in out
     check_expect(out, load(path)["expect"])
 
@@ -68,10 +85,16 @@ MALFORMED = {
     "unknown_card": json.dumps({"hands": [["9X"], ["2C"]], "stock": [], "discard": ["3D"]}),
     "card_twice_one_deck": json.dumps({"hands": [["9C"], ["9C"]], "discard": ["3D"]}),
     "unknown_rule_key": json.dumps({"rules": {"colour": "red"}, "hands": [[], []]}),
-    "bad_meld": json.dumps({"hands": [["2C"], ["3C"]], "discard": ["4D"],
-                            "melds": [{"cards": ["5H", "6H", "8H"], "by": [0, 0, 0]}]}),
-    "actions_not_texts": json.dumps({"hands": [["2C"], ["3C"]], "discard": ["4D"],
-                                     "actions": [1, 2]}),
+    "bad_meld": json.dumps(
+        {
+            "hands": [["2C"], ["3C"]],
+            "discard": ["4D"],
+            "melds": [{"cards": ["5H", "6H", "8H"], "by": [0, 0, 0]}],
+        }
+    ),
+    "actions_not_texts": json.dumps(
+        {"hands": [["2C"], ["3C"]], "discard": ["4D"], "actions": [1, 2]}
+    ),
 }
 
 

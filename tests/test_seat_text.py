@@ -20,35 +20,51 @@ from rummy_env.core import Rules
 AGENT = Path(__file__).resolve().parent / "text_only_agent.py"
 
 RULE_FACTS = {
-    "standard": ["Taking 2 or more (digging) is allowed only if the deepest card",
-                 "must then be used in your first meld or lay-off",
-                 "the ace is low (A-2-3) or high (Q-K-A)",
-                 "A 15 (1 as the low ace of a run A-2-3), K Q J T 10 each, "
-                 "2 to 9 their face value.",
-                 "whoever laid it, at any time in your turn after the draw",
-                 "a player may still take from the pile, or 'end' the hand",
-                 "highest total is 500 or more"],
-    "web": ["only its top card may be taken ('take 1')", "the ace is low only",
-            "A 15 (also low in A-2-3), K Q J T 10 each, 2 to 9 their face value.",
-            "the hand ends after the turn of the player who draws the last stock card"],
-    "jokers": ["one 52-card deck and 2 jokers (54 cards)", "2 to 9 5 each",
-               "a joker 25 melded or in hand", "only once you have laid a meld of your own",
-               "you float", "Rummy calls:", "Joker swap:"],
-    "tournament": ["each player gets 7 cards", "a melded joker as the card it stands for, "
-                   "a joker in hand 15", "or swapped for a melded joker that stands for it",
-                   "No card taken from the pile may be discarded in the same turn",
-                   "the tied player holding the lowest-valued card wins"],
+    "standard": [
+        "Taking 2 or more (digging) is allowed only if the deepest card",
+        "must then be used in your first meld or lay-off",
+        "the ace is low (A-2-3) or high (Q-K-A)",
+        "A 15 (1 as the low ace of a run A-2-3), K Q J T 10 each, 2 to 9 their face value.",
+        "whoever laid it, at any time in your turn after the draw",
+        "a player may still take from the pile, or 'end' the hand",
+        "highest total is 500 or more",
+    ],
+    "web": [
+        "only its top card may be taken ('take 1')",
+        "the ace is low only",
+        "A 15 (also low in A-2-3), K Q J T 10 each, 2 to 9 their face value.",
+        "the hand ends after the turn of the player who draws the last stock card",
+    ],
+    "jokers": [
+        "one 52-card deck and 2 jokers (54 cards)",
+        "2 to 9 5 each",
+        "a joker 25 melded or in hand",
+        "only once you have laid a meld of your own",
+        "you float",
+        "Rummy calls:",
+        "Joker swap:",
+    ],
+    "tournament": [
+        "each player gets 7 cards",
+        "a melded joker as the card it stands for, a joker in hand 15",
+        "or swapped for a melded joker that stands for it",
+        "No card taken from the pile may be discarded in the same turn",
+        "the tied player holding the lowest-valued card wins",
+    ],
 }
 """What each preset's texts must say, written here from the rule book (not from the code)."""
 
-PLURAL_SLIP = re.compile(r"\b1 (cards|players|jokers|turns|hands|points|decks)\b"
-                         r"|\b(?!1\b)\d+ (card|player|joker|turn|hand|point|deck)\b(?![-s])")
+PLURAL_SLIP = re.compile(
+    r"\b1 (cards|players|jokers|turns|hands|points|decks)\b"
+    r"|\b(?!1\b)\d+ (card|player|joker|turn|hand|point|deck)\b(?![-s])"
+)
 
 
 def play_text_only(rules: Rules, log: Path, games: int) -> list[dict]:
     """Whole games of the text-only process against ``casual``; every request it got."""
-    report = rummy500.evaluate([f"cmd:{sys.executable} {AGENT} {log}", "casual"], games,
-                               rules=rules, seed=3, batch_size=4)
+    report = rummy500.evaluate(
+        [f"cmd:{sys.executable} {AGENT} {log}", "casual"], games, rules=rules, seed=3, batch_size=4
+    )
     assert report["stopped"] is None, report["stopped"]
     assert sum(a["games"] for a in report["agents"][:1]) >= games
     return [json.loads(line) for line in log.read_text().splitlines()]
@@ -64,8 +80,11 @@ def check_request(rules: Rules, request: dict) -> None:
     assert not PLURAL_SLIP.search(text), PLURAL_SLIP.search(text)
     assert f"Your hand ({len(view['hand'])} card" in text and " ".join(view["hand"]) in text
     mine = view["known_cards"][me]
-    assert (f"The others know you hold: {' '.join(mine)} (taken from the pile)." if mine
-            else "The others know none of your cards.") in text
+    assert (
+        f"The others know you hold: {' '.join(mine)} (taken from the pile)."
+        if mine
+        else "The others know none of your cards."
+    ) in text
     for seat in range(rules.players):
         theirs = view["known_cards"][seat]
         if seat != me and theirs:
@@ -84,11 +103,20 @@ def check_request(rules: Rules, request: dict) -> None:
             assert f"{move['text']} (takes {' '.join(view['pile'][-depth:])}" in text
 
 
-@pytest.mark.parametrize("preset, players, games", [
-    ("standard", 2, 2), ("web", 2, 2), ("jokers", 2, 6), ("tournament", 2, 2),
-    ("jokers", 3, 3), ("standard", 4, 4)])
-def test_text_only_process_plays_whole_games(preset: str, players: int, games: int,
-                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "preset, players, games",
+    [
+        ("standard", 2, 2),
+        ("web", 2, 2),
+        ("jokers", 2, 6),
+        ("tournament", 2, 2),
+        ("jokers", 3, 3),
+        ("standard", 4, 4),
+    ],
+)
+def test_text_only_process_plays_whole_games(
+    preset: str, players: int, games: int, tmp_path: Path
+) -> None:
     rules = Rules.preset_named(preset, players=players)
     requests = play_text_only(rules, tmp_path / "requests.jsonl", games)
     for request in requests:
@@ -100,14 +128,19 @@ def test_text_only_process_plays_whole_games(preset: str, players: int, games: i
     if rules.rummy_call:
         assert "call" in phases and "call_play" in phases
     if rules.dig:
-        assert any(m["text"].startswith("take ") and m["text"] != "take 1"
-                   for r in requests for m in r["legal"])
+        assert any(
+            m["text"].startswith("take ") and m["text"] != "take 1"
+            for r in requests
+            for m in r["legal"]
+        )
 
 
 def test_the_words_follow_the_flags_not_the_preset_name() -> None:
     changed = Rules.preset_named("web", target=250, dig=True, game_hands=3)
-    assert game_words(changed) == ("Rummy 500 (preset web, with dig on, target 250, "
-                                   "game_hands 3), 2 players, 3 hands, the highest total wins.")
+    assert game_words(changed) == (
+        "Rummy 500 (preset web, with dig on, target 250, "
+        "game_hands 3), 2 players, 3 hands, the highest total wins."
+    )
     words = "\n".join(rules_words(changed))
     assert "digging" in words and "only its top card" not in words
     assert "ends after hand 3 whatever the totals" in words

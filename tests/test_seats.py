@@ -12,13 +12,15 @@ class _Member:
     name = "member"
 
 
-def _seating(self_play: float, members: int = 1, players: int = 2, num_envs: int = 2,
-             mixed: bool = False) -> SeatControl:
+def _seating(
+    self_play: float, members: int = 1, players: int = 2, num_envs: int = 2, mixed: bool = False
+) -> SeatControl:
     league = League(self_play=self_play)
     for _ in range(members):
         league.add("member", _Member())
-    return SeatControl(league, num_envs=num_envs, players=players,
-                       rng=np.random.default_rng(0), mixed=mixed)
+    return SeatControl(
+        league, num_envs=num_envs, players=players, rng=np.random.default_rng(0), mixed=mixed
+    )
 
 
 def test_learner_acts_only_in_its_seat_against_a_member() -> None:
@@ -58,7 +60,7 @@ def test_a_finished_mixed_table_counts_once_for_each_member_at_it() -> None:
 
 
 def test_decisions_chain_per_seat_and_rewards_reach_the_pending_one() -> None:
-    seating = _seating(self_play=1.0)          # every seat is the learner
+    seating = _seating(self_play=1.0)  # every seat is the learner
     t_len = 4
     next_step = np.full((t_len, 2), -1, np.int64)
     rewards = np.zeros((t_len, 2), np.float32)
@@ -68,8 +70,8 @@ def test_decisions_chain_per_seat_and_rewards_reach_the_pending_one() -> None:
     seating.decide(1, np.array([0]), np.array([1]), next_step)
     seating.credit(np.array([[0.0, 0.5], [0.0, 0.0]], np.float32), rewards)
     seating.decide(2, np.array([0]), np.array([0]), next_step)
-    assert next_step[:, 0].tolist() == [2, -1, -1, -1]      # seat 0's chain: 0 -> 2
-    assert rewards[:, 0].tolist() == [0.0, 0.5, 0.0, 0.0]   # seat 1's reward to its t=1
+    assert next_step[:, 0].tolist() == [2, -1, -1, -1]  # seat 0's chain: 0 -> 2
+    assert rewards[:, 0].tolist() == [0.0, 0.5, 0.0, 0.0]  # seat 1's reward to its t=1
     # The game ends: seat 0 wins +1, seat 1 pays -1; both chains close there.
     seating.credit(np.array([[1.0, -1.0], [0.0, 0.0]], np.float32), rewards)
     returns = seating.finish(np.array([0]), np.array([0]), dones)
@@ -87,6 +89,6 @@ def test_finished_games_are_reseated_and_reported_to_the_league() -> None:
     seating.seat_members(np.array([0, 0]))
     dones = np.zeros((1, 2), bool)
     seating.decide(0, np.array([1]), np.array([0]), np.full((1, 2), -1))
-    seating.finish(np.array([1]), np.array([0]), dones)   # the learner won game 1
+    seating.finish(np.array([1]), np.array([0]), dones)  # the learner won game 1
     assert seating.league.win_rate[0] > 0.5
     assert dones[0].tolist() == [False, True]

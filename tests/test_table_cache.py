@@ -45,13 +45,16 @@ def assert_fresh(rules: Rules, cache: TableCache, state) -> None:
     if cache.keeps_columns:
         assert cache.columns.tobytes() == table_codes(rules, state).tobytes()
     # The key counts the table's cards from the stock, pile and hands: the filled slots.
-    assert np.array_equal(table_keys(rules, state)[:, 3],
-                          state.meld_len.sum(axis=1, dtype=np.int64))
+    assert np.array_equal(
+        table_keys(rules, state)[:, 3], state.meld_len.sum(axis=1, dtype=np.int64)
+    )
 
 
-@pytest.mark.parametrize("rules", [Rules.preset_named(p, **QUICK) for p in PRESETS]
-                         + [Rules.from_dict({"players": 5, **QUICK})],
-                         ids=PRESETS + ["two_decks_5p"])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules.preset_named(p, **QUICK) for p in PRESETS] + [Rules.from_dict({"players": 5, **QUICK})],
+    ids=PRESETS + ["two_decks_5p"],
+)
 def test_the_kept_tables_equal_fresh_ones_at_every_step(rules: Rules) -> None:
     """The masks, the observations of any seat, and the steps whose rummy-call test reads
     the kept tables equal the ones that work everything out afresh."""
@@ -63,19 +66,25 @@ def test_the_kept_tables_equal_fresh_ones_at_every_step(rules: Rules) -> None:
         cache.update(state)
         assert_fresh(rules, cache, state)
         seats = rng.integers(0, rules.players, state.batch_size)  # the kept columns turned
-        assert (observe(rules, state, seats, table=cache.columns).tobytes()
-                == observe(rules, state, seats).tobytes())
+        assert (
+            observe(rules, state, seats, table=cache.columns).tobytes()
+            == observe(rules, state, seats).tobytes()
+        )
         some = np.array([17, 0, 5])
-        assert (observe(rules, state, seats[some], some, table=cache.columns).tobytes()
-                == observe(rules, state, seats[some], some).tobytes())
+        assert (
+            observe(rules, state, seats[some], some, table=cache.columns).tobytes()
+            == observe(rules, state, seats[some], some).tobytes()
+        )
         mask = legal_mask(rules, state, fits=cache.fits, blocked=cache.blocked)
         assert np.array_equal(mask, legal_mask(rules, state))
         actions = sample_legal(mask, rng)
         afresh = state.copy()
         step_inplace(rules, afresh, actions, mask=mask)
         step_inplace(rules, state, actions, mask=mask, fits=cache.fits, blocked=cache.blocked)
-        assert all(np.array_equal(getattr(state, f.name), getattr(afresh, f.name))
-                   for f in dataclasses.fields(state))
+        assert all(
+            np.array_equal(getattr(state, f.name), getattr(afresh, f.name))
+            for f in dataclasses.fields(state)
+        )
         calls += int((state.phase == PHASE_CALL).sum())
         finished = stream.finished()
         replaced += finished.size
@@ -116,8 +125,7 @@ def test_the_vector_env_masks_and_observes_as_the_core_does(preset: str) -> None
         assert obs.tobytes() == observe(rules, env.state).tobytes()
         rows = np.array([0, 5, 11])
         view = env.decision(rows).view
-        assert np.array_equal(view.table_points,
-                              observe_points(rules, env.state, rows))
+        assert np.array_equal(view.table_points, observe_points(rules, env.state, rows))
         if step == 250:
             obs, mask, _ = env.restore(env.snapshot())
             continue
@@ -162,7 +170,8 @@ def test_one_game_and_the_batch_name_a_table_by_one_key(preset: str) -> None:
     for _ in range(600):
         for g in range(state.batch_size):
             assert table_key_one(rules, state.select([g])) == tuple(
-                table_keys(rules, state)[g].tolist())
+                table_keys(rules, state)[g].tolist()
+            )
         live = ~state.game_over
         if not live.any():
             break

@@ -18,10 +18,19 @@ from rummy_env.core import Rules
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("entrants, size, want", [
-    (2, 4, [2]), (4, 4, [4]), (5, 4, [3, 2]), (9, 4, [3, 3, 3]), (11, 4, [4, 4, 3]),
-    (8, 2, [2, 2, 2, 2]), (5, 2, [3, 2]), (3, 2, [3]),
-])
+@pytest.mark.parametrize(
+    "entrants, size, want",
+    [
+        (2, 4, [2]),
+        (4, 4, [4]),
+        (5, 4, [3, 2]),
+        (9, 4, [3, 3, 3]),
+        (11, 4, [4, 4, 3]),
+        (8, 2, [2, 2, 2, 2]),
+        (5, 2, [3, 2]),
+        (3, 2, [3]),
+    ],
+)
 def test_tables_are_few_and_even(entrants: int, size: int, want: list[int]) -> None:
     assert table_sizes(entrants, size) == want
     assert min(want) >= 2 and max(want) - min(want) <= 1
@@ -41,8 +50,9 @@ def random_agents(rules: Rules) -> list[RandomAgent]:
 def test_bracket_seats_everyone_once_and_advances_table_winners() -> None:
     entries = [0] * 6 + [1] * 5  # 11 entrants, two agents with several entries each
     rules = Rules(game_hands=1)
-    result = play_tournaments(rules, random_agents, entries, table_size=4, tournaments=6,
-                              seed=4, pcr=2)
+    result = play_tournaments(
+        rules, random_agents, entries, table_size=4, tournaments=6, seed=4, pcr=2
+    )
     plan = round_sizes(11, 4)
     assert result.rounds == len(plan) and result.games == 6 * sum(len(r) for r in plan)
     for t in range(6):
@@ -68,18 +78,36 @@ def test_bracket_seats_everyone_once_and_advances_table_winners() -> None:
 
 def test_the_same_seed_draws_the_same_tournaments() -> None:
     rules = Rules(game_hands=1)
-    runs = [play_tournaments(rules, random_agents, [0, 1, 0, 1, 0], 2, 3, seed=9)
-            for _ in range(2)]
+    runs = [play_tournaments(rules, random_agents, [0, 1, 0, 1, 0], 2, 3, seed=9) for _ in range(2)]
     np.testing.assert_array_equal(runs[0].seated, runs[1].seated)
 
 
 def test_cli_writes_the_report_files(tmp_path: Path) -> None:
     out = tmp_path / "tour"
     done = subprocess.run(
-        [sys.executable, "-m", "rummy500.commands.tournament", "--agents", "random", "casual*3",
-         "--table-size", "2", "--tournaments", "2", "--set", "game_hands=1", "--pcr", "1",
-         "--no-progress", "--out", str(out)],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "rummy500.commands.tournament",
+            "--agents",
+            "random",
+            "casual*3",
+            "--table-size",
+            "2",
+            "--tournaments",
+            "2",
+            "--set",
+            "game_hands=1",
+            "--pcr",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "| casual | 3 |" in done.stdout
     report = json.loads((out / "tournament.json").read_text())
@@ -88,16 +116,23 @@ def test_cli_writes_the_report_files(tmp_path: Path) -> None:
     assert (out / "tournament.md").read_text().startswith("## Tournaments")
 
 
-@pytest.mark.parametrize("args", [
-    ["--agents", "random"],
-    ["--agents", "random*0", "casual"],
-    ["--agents", "random", "nobody"],
-    ["--agents", "random", "casual", "--table-size", "1"],
-    ["--agents", "random", "casual", "--tournaments", "0"],
-    ["--agents", "random", "casual", "--set", "dig_swap=true"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--agents", "random"],
+        ["--agents", "random*0", "casual"],
+        ["--agents", "random", "nobody"],
+        ["--agents", "random", "casual", "--table-size", "1"],
+        ["--agents", "random", "casual", "--tournaments", "0"],
+        ["--agents", "random", "casual", "--set", "dig_swap=true"],
+    ],
+)
 def test_cli_refuses_bad_arguments_in_one_line(args: list[str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "rummy500.commands.tournament", *args],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "rummy500.commands.tournament", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") <= 1

@@ -28,9 +28,20 @@ from rummy500.train.rllib_backend import load_rllib_config
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["num_envs=4", "num_steps=8", "eval_every=0", "eval_games=2", "arch_kwargs={hidden: [16]}",
-        "opponents=[random, casual]", "self_play=0.3", "snapshot_every=1", "max_snapshots=2",
-        "checkpoint_every=1", "progress=false", "torch_threads=1"]
+TINY = [
+    "num_envs=4",
+    "num_steps=8",
+    "eval_every=0",
+    "eval_games=2",
+    "arch_kwargs={hidden: [16]}",
+    "opponents=[random, casual]",
+    "self_play=0.3",
+    "snapshot_every=1",
+    "max_snapshots=2",
+    "checkpoint_every=1",
+    "progress=false",
+    "torch_threads=1",
+]
 """The smallest run that still exercises the league, snapshots and checkpoints (32 steps an
 update; the closing evaluation plays two games against each evaluation opponent)."""
 
@@ -42,8 +53,10 @@ def cli(*args: str) -> list[str]:
 
 def run_side_by_side(commands: list[list[str]]) -> list[subprocess.CompletedProcess]:
     """Run the commands at the same time; their results in order."""
-    procs = [subprocess.Popen(c, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for c in commands]
+    procs = [
+        subprocess.Popen(c, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for c in commands
+    ]
     results = []
     for command, proc in zip(commands, procs):
         out, err = proc.communicate(timeout=300)
@@ -53,8 +66,11 @@ def run_side_by_side(commands: list[list[str]]) -> list[subprocess.CompletedProc
 
 def files_of(folder: Path) -> dict[str, str]:
     """{relative path: sha256} of every file under ``folder``."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def assert_one_line_refusal(done: subprocess.CompletedProcess, *words: str) -> None:
@@ -94,9 +110,15 @@ BAD_SETTINGS = {
     "init_from rules": (["init_from=champion", "rules.players=3"], "players=2"),
     "init_rules": (["init_rules=sometimes"], "init_rules"),
     "precision": (["precision=half"], "precision"),
-    "init_rules any, other seats": (["init_from=agents/champions/v1/standard_2p.pt",
-                                     "init_rules=any", "arch_kwargs={hidden: [256, 128]}",
-                                     "rules.players=3"], "observation entries"),
+    "init_rules any, other seats": (
+        [
+            "init_from=agents/champions/v1/standard_2p.pt",
+            "init_rules=any",
+            "arch_kwargs={hidden: [256, 128]}",
+            "rules.players=3",
+        ],
+        "observation entries",
+    ),
 }
 if not torch.cuda.is_available():
     BAD_SETTINGS["no cuda"] = (["--device", "cuda"], "cuda")
@@ -127,10 +149,13 @@ def test_bad_setting_is_refused_in_one_line_before_any_work(case, bad_setting_re
 def test_a_run_folder_that_cannot_be_made_is_refused_before_any_work(tmp_path: Path) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("keep me")
-    for run_dir, words in ((a_file, "exists and is not a folder"),
-                           (a_file / "runs", "a_file is a file, not a folder")):
-        done = subprocess.run(cli(*TINY, f"run_dir={run_dir}"), cwd=ROOT, capture_output=True,
-                              text=True, timeout=300)
+    for run_dir, words in (
+        (a_file, "exists and is not a folder"),
+        (a_file / "runs", "a_file is a file, not a folder"),
+    ):
+        done = subprocess.run(
+            cli(*TINY, f"run_dir={run_dir}"), cwd=ROOT, capture_output=True, text=True, timeout=300
+        )
         assert_one_line_refusal(done, "run_dir", words)
     assert a_file.read_text() == "keep me"
 
@@ -148,16 +173,28 @@ def test_settings_shorthands_and_rllib_share_the_checks() -> None:
 def test_a_key_the_backend_does_not_use_is_refused_by_name() -> None:
     rllib = load_rllib_config("rllib_selfplay")
     builtin = load_config("selfplay")
-    for key in ("learning_rate", "gae_lambda", "update_epochs", "ent_coef", "self_play",
-                "opponents", "eval_opponents", "arch_kwargs"):  # one vocabulary
+    for key in (
+        "learning_rate",
+        "gae_lambda",
+        "update_epochs",
+        "ent_coef",
+        "self_play",
+        "opponents",
+        "eval_opponents",
+        "arch_kwargs",
+    ):  # one vocabulary
         assert getattr(rllib, key) == getattr(builtin, key), key
-    with pytest.raises(ConfigError, match=r"^config: precision is a setting of the builtin "
-                                          r"backend; --backend rllib does not use it$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^config: precision is a setting of the builtin "
+        r"backend; --backend rllib does not use it$",
+    ):
         load_rllib_config(None, ["precision=auto"])
     with pytest.raises(ConfigError, match="num_env_runners is a setting of the rllib backend"):
         load_config(None, ["num_env_runners=2"])
-    done = subprocess.run(cli("--config", "rllib_selfplay"), cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        cli("--config", "rllib_selfplay"), cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert_one_line_refusal(done, "iterations", "--backend builtin does not use it")
 
 
@@ -165,9 +202,19 @@ def test_a_warm_start_begins_at_the_champions_weights(tmp_path: Path) -> None:
     from rummy500.agents.champion import champion_checkpoint
     from rummy_env.core import Rules
 
-    done = subprocess.run(cli(*TINY, "init_from=champion", "arch_kwargs={hidden: [256, 128]}",
-                              "total_steps=32", f"run_dir={tmp_path}"),
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        cli(
+            *TINY,
+            "init_from=champion",
+            "arch_kwargs={hidden: [256, 128]}",
+            "total_steps=32",
+            f"run_dir={tmp_path}",
+        ),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
     trained = read_checkpoint(run / "last.pt")["state_dict"]
@@ -181,20 +228,28 @@ def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> N
     from rummy500.agents.champion import champion_checkpoint
     from rummy_env.core import Rules
 
-    start = ["init_from=agents/champions/v1/standard_2p.pt", "arch_kwargs={hidden: [256, 128]}",
-             "rules={preset: web, players: 2}", "total_steps=32", f"run_dir={tmp_path}"]
-    refused = subprocess.run(cli(*TINY, *start), cwd=ROOT, capture_output=True, text=True,
-                             timeout=300)
+    start = [
+        "init_from=agents/champions/v1/standard_2p.pt",
+        "arch_kwargs={hidden: [256, 128]}",
+        "rules={preset: web, players: 2}",
+        "total_steps=32",
+        f"run_dir={tmp_path}",
+    ]
+    refused = subprocess.run(
+        cli(*TINY, *start), cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert_one_line_refusal(refused, "other rules")
-    done = subprocess.run(cli(*TINY, *start, "init_rules=any"), cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        cli(*TINY, *start, "init_rules=any"), cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
     trained = read_checkpoint(run / "last.pt")
     assert Rules.from_dict(trained["rules"]) == Rules.preset_named("web")
     _, champion = champion_checkpoint(Rules.from_dict({"players": 2}), 1)
-    moved = max(float((trained["state_dict"][k] - v).abs().max())
-                for k, v in champion["state_dict"].items())
+    moved = max(
+        float((trained["state_dict"][k] - v).abs().max()) for k, v in champion["state_dict"].items()
+    )
     assert 0 < moved < 0.01
 
 
@@ -203,9 +258,13 @@ def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> N
 def finished_run(tmp_path_factory) -> Path:
     """A finished run of 4 updates (128 agent-steps) keeping every numbered checkpoint."""
     root = tmp_path_factory.mktemp("runs")
-    done = subprocess.run(cli(*TINY, "total_steps=128", "keep_checkpoints=4",
-                              f"run_dir={root}"), cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        cli(*TINY, "total_steps=128", "keep_checkpoints=4", f"run_dir={root}"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = root.iterdir()
     return run
@@ -225,15 +284,30 @@ def test_resume_refusals_change_nothing(finished_run: Path, tmp_path: Path) -> N
     quickstart = str(ROOT / "configs/train/quickstart.yaml")
     cases = [
         (["--resume", str(finished_run), "rules={preset: web}"], ["rules", "different run"]),
-        (["--resume", str(finished_run), "rules.players=3", "num_envs=8", "seed=2",
-          "total_steps=256"], ["rules", "num_envs", "seed"]),
-        (["--resume", str(finished_run), "--config", quickstart, "total_steps=256"],
-         ["arch_kwargs", "without --config"]),
+        (
+            [
+                "--resume",
+                str(finished_run),
+                "rules.players=3",
+                "num_envs=8",
+                "seed=2",
+                "total_steps=256",
+            ],
+            ["rules", "num_envs", "seed"],
+        ),
+        (
+            ["--resume", str(finished_run), "--config", quickstart, "total_steps=256"],
+            ["arch_kwargs", "without --config"],
+        ),
         (["--resume", str(finished_run)], ["finished", "total_steps=256"]),
-        (["--resume", str(damaged), "total_steps=256"],
-         ["last.pt is damaged", "step_000000000096.pt", "cp "]),
-        (["--resume", str(other_obs), "total_steps=256"],
-         ["observation version -1", "start a new one"]),
+        (
+            ["--resume", str(damaged), "total_steps=256"],
+            ["last.pt is damaged", "step_000000000096.pt", "cp "],
+        ),
+        (
+            ["--resume", str(other_obs), "total_steps=256"],
+            ["observation version -1", "start a new one"],
+        ),
     ]
     results = run_side_by_side([cli(*args) for args, _ in cases])
     for (_, words), done in zip(cases, results):
@@ -262,8 +336,9 @@ def test_resume_continues_the_same_run(finished_run: Path, tmp_path: Path) -> No
     for events in finished_run.glob("events.out.tfevents.*"):
         shutil.copy(events, resumed / events.name)
     (resumed / "last.ptkilled.tmp").write_bytes(b"half a checkpoint")
-    done = subprocess.run(cli("--resume", str(resumed)), cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        cli("--resume", str(resumed)), cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert not list(resumed.glob("*.tmp"))
     assert resume_times(resumed).size == 1  # the curves' clock finds the resume
@@ -272,12 +347,12 @@ def test_resume_continues_the_same_run(finished_run: Path, tmp_path: Path) -> No
     for key, value in theirs["state_dict"].items():
         assert torch.equal(value, ours["state_dict"][key]), key
     league = [(m["name"], m["win_rate"]) for m in ours["extra"]["run_state"]["league"]]
-    assert league == [(m["name"], m["win_rate"])
-                      for m in theirs["extra"]["run_state"]["league"]]
+    assert league == [(m["name"], m["win_rate"]) for m in theirs["extra"]["run_state"]["league"]]
 
 
-def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(finished_run: Path,
-                                                                   tmp_path: Path) -> None:
+def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(
+    finished_run: Path, tmp_path: Path
+) -> None:
     """A checkpoint written when each game held one league member (int [B], before tables
     were seated seat by seat) resumes to the very weights of the run that never stopped."""
     resumed = tmp_path / "resumed"
@@ -286,8 +361,9 @@ def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(finished_run: 
     seating = payload["extra"]["run_state"]["seating"]
     seating["member"] = seating["member"].max(dim=1).values  # SELF is -1, members >= 0
     torch.save(payload, resumed / "last.pt")
-    done = subprocess.run(cli("--resume", str(resumed)), cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        cli("--resume", str(resumed)), cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     ours, theirs = read_checkpoint(resumed / "last.pt"), read_checkpoint(finished_run / "last.pt")
     for key, value in theirs["state_dict"].items():
@@ -295,10 +371,22 @@ def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(finished_run: 
 
 
 def test_four_players_train_at_mixed_tables_and_the_suggested_eval_runs(tmp_path: Path) -> None:
-    done = subprocess.run(cli(*TINY, "rules.players=4", "rules.target=150", "mixed_tables=true",
-                              "self_play=0", "snapshot_every=0", "total_steps=96",
-                              f"run_dir={tmp_path}"),
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        cli(
+            *TINY,
+            "rules.players=4",
+            "rules.target=150",
+            "mixed_tables=true",
+            "self_play=0",
+            "snapshot_every=0",
+            "total_steps=96",
+            f"run_dir={tmp_path}",
+        ),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
     state = read_checkpoint(run / "last.pt")["extra"]["run_state"]
@@ -306,23 +394,32 @@ def test_four_players_train_at_mixed_tables_and_the_suggested_eval_runs(tmp_path
     assert tables.shape == (4, 4) and ((tables == -1).sum(dim=1) == 1).all()
     assert [m["name"] for m in state["league"]] == ["random", "casual"]
     # The command printed to play the result names the run's rules and fills every seat.
-    (suggested,) = [line.split() for line in done.stdout.splitlines()
-                    if line.startswith("  rummy500 eval ")]
+    (suggested,) = [
+        line.split() for line in done.stdout.splitlines() if line.startswith("  rummy500 eval ")
+    ]
     assert suggested[:2] == ["rummy500", "eval"] and suggested.count("sharp") == 3
     assert suggested[-3:] == ["--games", "400", "--duplicate"]
     suggested = suggested[:-3]
-    played = subprocess.run([sys.executable, "-m", "rummy500.cli", *suggested[1:],
-                             "--games", "4", "--no-progress"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=300)
+    played = subprocess.run(
+        [sys.executable, "-m", "rummy500.cli", *suggested[1:], "--games", "4", "--no-progress"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert played.returncode == 0, played.stderr[-3000:]
 
 
 # ----------------------------------------------------------------------------- signals
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> None:
-    proc = subprocess.Popen(cli(*TINY, "total_steps=100000000", "keep_checkpoints=0",
-                                f"run_dir={tmp_path}"), cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cli(*TINY, "total_steps=100000000", "keep_checkpoints=0", f"run_dir={tmp_path}"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 240
     while not list(tmp_path.glob("*/last.pt")) and time.time() < deadline:
         assert proc.poll() is None, proc.communicate()
@@ -338,16 +435,31 @@ def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> Non
     step = read_checkpoint(run / "last.pt")["global_step"]
     assert 0 < step < 100_000_000 and step % 32 == 0
     if sig == signal.SIGINT:
-        done = subprocess.run(cli("--resume", str(run), f"total_steps={step + 64}"), cwd=ROOT,
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            cli("--resume", str(run), f"total_steps={step + 64}"),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         assert read_checkpoint(run / "last.pt")["global_step"] == step + 64
 
 
 def test_a_run_stopped_by_max_minutes_says_so_and_still_evaluates(tmp_path: Path) -> None:
-    done = subprocess.run(cli(*TINY, "total_steps=100000000", "max_minutes=0.05",
-                              "eval_opponents=[random, casual]", f"run_dir={tmp_path}"),
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        cli(
+            *TINY,
+            "total_steps=100000000",
+            "max_minutes=0.05",
+            "eval_opponents=[random, casual]",
+            f"run_dir={tmp_path}",
+        ),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
     out = done.stdout
@@ -359,9 +471,19 @@ def test_a_run_stopped_by_max_minutes_says_so_and_still_evaluates(tmp_path: Path
 
 
 def test_a_diverging_run_stops_in_one_line_before_writing(tmp_path: Path) -> None:
-    blown = subprocess.run(cli("--config", "quickstart", *TINY, f"run_dir={tmp_path}",
-                               "learning_rate=1e30", "total_steps=4096"),
-                           capture_output=True, text=True, timeout=600)
+    blown = subprocess.run(
+        cli(
+            "--config",
+            "quickstart",
+            *TINY,
+            f"run_dir={tmp_path}",
+            "learning_rate=1e30",
+            "total_steps=4096",
+        ),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert blown.returncode == 1, blown.stderr
     assert "training diverged" in blown.stderr.strip().splitlines()[-1]
     assert "Traceback" not in blown.stderr and not list(tmp_path.glob("*/*.pt"))
@@ -386,13 +508,27 @@ def test_a_checkpoint_with_one_flipped_bit_is_refused(tmp_path: Path) -> None:
     source = Path(__file__).resolve().parents[1] / "agents" / "champions" / "v1" / "standard_2p.pt"
     data = bytearray(source.read_bytes())
     part = max(zipfile.ZipFile(source).infolist(), key=lambda info: info.file_size)
-    data[part.header_offset + 30 + len(part.filename) + len(part.extra)
-         + part.file_size // 2] ^= 0x04
+    data[part.header_offset + 30 + len(part.filename) + len(part.extra) + part.file_size // 2] ^= (
+        0x04
+    )
     flipped = tmp_path / "flipped.pt"
     flipped.write_bytes(bytes(data))
-    done = subprocess.run([sys.executable, "-m", "rummy500.cli", "eval", "--agents",
-                           f"ckpt:{flipped}", "sharp", "--games", "2"], capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rummy500.cli",
+            "eval",
+            "--agents",
+            f"ckpt:{flipped}",
+            "sharp",
+            "--games",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2 and "fails its checksum" in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -402,12 +538,19 @@ def test_two_processes_cannot_train_in_one_run(tmp_path: Path) -> None:
 
     run = tmp_path / "run"
     run.mkdir()
-    held = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
-                             "from pathlib import Path\n"
-                             "from rummy500.train.run_folder import lock_run\n"
-                             f"lock = lock_run(Path({str(run)!r}))\n"
-                             "print('locked', flush=True)\ntime.sleep(60)"],
-                            stdout=subprocess.PIPE, text=True)
+    held = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from pathlib import Path\n"
+            "from rummy500.train.run_folder import lock_run\n"
+            f"lock = lock_run(Path({str(run)!r}))\n"
+            "print('locked', flush=True)\ntime.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert held.stdout.readline().strip() == "locked"
         with pytest.raises(ConfigError, match=f"being trained by process {held.pid}"):
@@ -426,8 +569,13 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
 
     settings = [*TINY, "total_steps=640"]  # 20 updates, a checkpoint after each
     started = time.monotonic()
-    reference = subprocess.run(cli(*settings, f"run_dir={tmp_path / 'reference'}"), cwd=ROOT,
-                               capture_output=True, text=True, timeout=600)
+    reference = subprocess.run(
+        cli(*settings, f"run_dir={tmp_path / 'reference'}"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     whole = time.monotonic() - started  # start-up included: kills land anywhere in a run
     assert reference.returncode == 0, reference.stderr[-2000:]
     (expected,) = (tmp_path / "reference").iterdir()
@@ -439,12 +587,12 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
         kills = 0
         while True:
             runs = [run for run in root.glob("*") if (run / "last.pt").exists()]
-            command = (cli("--resume", str(runs[0])) if runs
-                       else cli(*settings, f"run_dir={root}"))
+            command = cli("--resume", str(runs[0])) if runs else cli(*settings, f"run_dir={root}")
             if not runs:  # killed before its first checkpoint: start again from nothing
                 shutil.rmtree(root, ignore_errors=True)
-            process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.PIPE, text=True)
+            process = subprocess.Popen(
+                command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
             try:
                 process.wait(timeout=chance.uniform(0.2, 0.9) * whole if kills < 4 else 600)
             except subprocess.TimeoutExpired:
@@ -462,6 +610,7 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
         assert ours["global_step"] == theirs["global_step"] == 640
         for key, value in theirs["state_dict"].items():
             assert torch.equal(value, ours["state_dict"][key]), (attempt, kills, key)
-        assert ([m["name"] for m in ours["extra"]["run_state"]["league"]]
-                == [m["name"] for m in theirs["extra"]["run_state"]["league"]])
+        assert [m["name"] for m in ours["extra"]["run_state"]["league"]] == [
+            m["name"] for m in theirs["extra"]["run_state"]["league"]
+        ]
     assert all_kills >= 3

@@ -47,9 +47,9 @@ def test_masked_categorical_never_samples_illegal_actions() -> None:
 def test_masked_entropy_counts_legal_actions_only() -> None:
     logits = torch.zeros(3, 10)
     mask = torch.zeros(3, 10, dtype=torch.bool)
-    mask[0, 4] = True            # one legal action: entropy 0
-    mask[1, :2] = True           # two equal: log 2
-    mask[2, :] = True            # ten equal: log 10
+    mask[0, 4] = True  # one legal action: entropy 0
+    mask[1, :2] = True  # two equal: log 2
+    mask[2, :] = True  # ten equal: log 10
     entropy = MaskedCategorical(logits, mask).entropy()
     expected = torch.tensor([0.0, np.log(2), np.log(10)], dtype=torch.float32)
     assert torch.allclose(entropy, expected, atol=1e-6)
@@ -66,8 +66,8 @@ def test_masked_categorical_matches_torch_categorical_over_the_legal_actions() -
     assert torch.allclose(ours.log_prob(action), theirs.log_prob(action), atol=1e-5)
     assert torch.allclose(ours.entropy(), theirs.entropy(), atol=1e-5)
     assert torch.allclose(ours.probs, theirs.probs, atol=1e-6)
-    grad, = torch.autograd.grad(ours.log_prob(action).sum(), logits)
-    expected, = torch.autograd.grad(theirs.log_prob(action).sum(), logits)
+    (grad,) = torch.autograd.grad(ours.log_prob(action).sum(), logits)
+    (expected,) = torch.autograd.grad(theirs.log_prob(action).sum(), logits)
     assert torch.allclose(grad, expected, atol=1e-5)
 
 
@@ -89,8 +89,8 @@ def test_legal_actions_packed_once_serve_every_minibatch() -> None:
     assert torch.allclose(ours.log_prob(action), theirs.log_prob(action), atol=1e-5)
     assert torch.allclose(ours.entropy(), theirs.entropy(), atol=1e-5)
     assert torch.equal(ours.mode(), theirs.probs.argmax(-1))
-    grad, = torch.autograd.grad((ours.log_prob(action) + ours.entropy()).sum(), logits)
-    expected, = torch.autograd.grad((theirs.log_prob(action) + theirs.entropy()).sum(), logits)
+    (grad,) = torch.autograd.grad((ours.log_prob(action) + ours.entropy()).sum(), logits)
+    (expected,) = torch.autograd.grad((theirs.log_prob(action) + theirs.entropy()).sum(), logits)
     assert torch.allclose(grad, expected, atol=1e-5)
     illegal = (~mask[rows]).float().argmax(-1)  # an action illegal in its row
     assert (ours.log_prob(illegal) == torch.finfo(torch.float32).min).all()
@@ -113,8 +113,10 @@ def test_bfloat16_passes_keep_the_categorical_and_the_weights_float32() -> None:
         assert rounded.dtype == torch.float32
         assert torch.allclose(exact, rounded, atol=0.05), (exact - rounded).abs().max()
     (logprob16.mean() + value16.mean()).backward()
-    assert all(p.grad is not None and p.grad.dtype == torch.float32 and p.grad.isfinite().all()
-               for p in policy.parameters())
+    assert all(
+        p.grad is not None and p.grad.dtype == torch.float32 and p.grad.isfinite().all()
+        for p in policy.parameters()
+    )
 
 
 def test_auto_precision_takes_bfloat16_where_the_cpu_has_it() -> None:
@@ -146,19 +148,25 @@ def test_gae_follows_each_seats_own_chain() -> None:
     bootstrap = np.array([[0.0], [0.0], [0.0], [10.0]], np.float32)
     learner = np.ones((4, 1), bool)
     adv, ret = turn_based_gae(rewards, values, dones, next_step, bootstrap, learner, gamma, lam)
-    a2 = 1.0 - 3.0                              # terminal: r - V
+    a2 = 1.0 - 3.0  # terminal: r - V
     a0 = 0.5 + gamma * 3.0 - 1.0 + gamma * lam * a2
-    a3 = -1.0 + gamma * 10.0 - 4.0              # bootstrapped at the rollout's end
+    a3 = -1.0 + gamma * 10.0 - 4.0  # bootstrapped at the rollout's end
     a1 = 0.0 + gamma * 4.0 - 2.0 + gamma * lam * a3
     assert np.allclose(adv[:, 0], [a0, a1, a2, a3], atol=1e-6)
     assert np.allclose(ret, adv + values)
 
 
 def test_gae_ignores_non_learner_steps() -> None:
-    adv, ret = turn_based_gae(np.ones((2, 2), np.float32), np.full((2, 2), 0.5, np.float32),
-                              np.zeros((2, 2), bool), np.full((2, 2), -1),
-                              np.zeros((2, 2), np.float32),
-                              np.array([[True, False], [False, False]]), 0.99, 0.95)
+    adv, ret = turn_based_gae(
+        np.ones((2, 2), np.float32),
+        np.full((2, 2), 0.5, np.float32),
+        np.zeros((2, 2), bool),
+        np.full((2, 2), -1),
+        np.zeros((2, 2), np.float32),
+        np.array([[True, False], [False, False]]),
+        0.99,
+        0.95,
+    )
     assert adv[0, 0] == pytest.approx(0.5)
     assert (adv[[0, 1, 1], [1, 0, 1]] == 0).all() and ret[1, 1] == 0
 
@@ -197,8 +205,15 @@ def test_league_self_play_share_and_snapshot_limit() -> None:
 def test_checkpoint_round_trip_and_refusal(arch, tmp_path: Path) -> None:
     rules = Rules()
     policy = build_policy(arch, rules, observation_size(rules), action_layout(rules).size)
-    path = save_checkpoint(tmp_path / "c.pt", policy, arch=arch, arch_kwargs={}, rules=rules,
-                           config={"note": "test"}, global_step=123)
+    path = save_checkpoint(
+        tmp_path / "c.pt",
+        policy,
+        arch=arch,
+        arch_kwargs={},
+        rules=rules,
+        config={"note": "test"},
+        global_step=123,
+    )
     loaded, payload = load_policy(path, rules)
     assert payload["global_step"] == 123
     for key, value in policy.state_dict().items():
@@ -214,8 +229,9 @@ def test_checkpoint_round_trip_and_refusal(arch, tmp_path: Path) -> None:
 def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) -> None:
     rules = Rules()
     policy = build_policy("mlp", rules, observation_size(rules), action_layout(rules).size)
-    path = save_checkpoint(tmp_path / "c.pt", policy, arch="mlp", arch_kwargs={}, rules=rules,
-                           config={}, global_step=0)
+    path = save_checkpoint(
+        tmp_path / "c.pt", policy, arch="mlp", arch_kwargs={}, rules=rules, config={}, global_step=0
+    )
     payload = torch.load(path, weights_only=True)
     payload["obs_version"] = -1
     torch.save(payload, path)
@@ -224,8 +240,17 @@ def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) 
 
 
 # ----------------------------------------------------------------------------- config + CLI
-@pytest.mark.parametrize("name", ["quickstart", "selfplay", "selfplay_4p", "improve_champion",
-                                  "champion_vs_sharp", "champion_4p"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "quickstart",
+        "selfplay",
+        "selfplay_4p",
+        "improve_champion",
+        "champion_vs_sharp",
+        "champion_4p",
+    ],
+)
 def test_shipped_recipes_load(name: str) -> None:
     root = Path(__file__).resolve().parents[1]
     cfg = load_config(root / "configs" / "train" / f"{name}.yaml")
@@ -243,37 +268,76 @@ def test_train_cli_smoke_run_logs_and_checkpoints(tmp_path: Path) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "rummy500.cli", "train", "--config",
-           str(root / "configs/train/quickstart.yaml"), "total_steps=4096", "num_envs=32",
-           "num_steps=32", "eval_every=2", "eval_games=4", "checkpoint_every=2",
-           "snapshot_every=2", "rules.target=60", "eval_opponents=[random, casual]",
-           f"run_dir={tmp_path}", "progress=false", "torch_threads=1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rummy500.cli",
+        "train",
+        "--config",
+        str(root / "configs/train/quickstart.yaml"),
+        "total_steps=4096",
+        "num_envs=32",
+        "num_steps=32",
+        "eval_every=2",
+        "eval_games=4",
+        "checkpoint_every=2",
+        "snapshot_every=2",
+        "rules.target=60",
+        "eval_opponents=[random, casual]",
+        f"run_dir={tmp_path}",
+        "progress=false",
+        "torch_threads=1",
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = list(tmp_path.iterdir())
     events = EventAccumulator(str(run))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    for tag in ("charts/SPS", "charts/episodic_return", "losses/policy_loss",
-                "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
-                "losses/explained_variance", "losses/old_approx_kl", "losses/grad_norm",
-                "eval/vs_random/win_rate",
-                "eval/vs_random/win_lo", "eval/vs_random/win_hi",
-                "eval/vs_casual/win_rate", "eval/vs_random/points_per_hand"):
+    for tag in (
+        "charts/SPS",
+        "charts/episodic_return",
+        "losses/policy_loss",
+        "losses/value_loss",
+        "losses/entropy",
+        "losses/approx_kl",
+        "losses/clipfrac",
+        "losses/explained_variance",
+        "losses/old_approx_kl",
+        "losses/grad_norm",
+        "eval/vs_random/win_rate",
+        "eval/vs_random/win_lo",
+        "eval/vs_random/win_hi",
+        "eval/vs_casual/win_rate",
+        "eval/vs_random/points_per_hand",
+    ):
         assert tag in tags, tag
     last = events.Scalars("time/update_share")[-1].step
-    shares = {tag: e.value for tag in tags if tag.startswith("time/")
-              for e in events.Scalars(tag) if e.step == last}
-    assert {"time/learner_share", "time/opponents_share", "time/env_share",
-            "time/update_share"} <= set(shares), shares
+    shares = {
+        tag: e.value
+        for tag in tags
+        if tag.startswith("time/")
+        for e in events.Scalars(tag)
+        if e.step == last
+    }
+    assert {
+        "time/learner_share",
+        "time/opponents_share",
+        "time/env_share",
+        "time/update_share",
+    } <= set(shares), shares
     assert abs(sum(shares.values()) - 1) < 1e-3 and min(shares.values()) >= 0, shares
     assert events.Tags()["tensors"] or events.Tags().get("text"), "hyperparameter table missing"
     from rummy500.train.plots import plot_learning_curves
 
     png = plot_learning_curves(run, tmp_path / "curves.png")
     assert png.stat().st_size > 10_000
-    done = subprocess.run([sys.executable, "-m", "rummy500.train.plots", str(run)],
-                          cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "rummy500.train.plots", str(run)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert (run / "learning_curves.png").stat().st_size > 10_000  # in the run, not the cwd
     assert not (tmp_path / "learning_curves.png").exists()
@@ -300,8 +364,9 @@ def test_the_curves_clock_runs_on_past_the_data():
 
     steps, minutes = np.array([1e6, 2e6, 4e6]), np.array([1.0, 2.0, 3.0])
     inside = np.array([1e6, 1.5e6, 3e6, 4e6])
-    np.testing.assert_allclose(interp_extended(inside, steps, minutes),
-                               np.interp(inside, steps, minutes))
+    np.testing.assert_allclose(
+        interp_extended(inside, steps, minutes), np.interp(inside, steps, minutes)
+    )
     np.testing.assert_allclose(interp_extended([0.0, 6e6], steps, minutes), [0.0, 4.0])
     assert interp_extended(5e6, steps, minutes).shape == ()
 
@@ -317,6 +382,5 @@ def test_the_curves_clock_leaves_out_a_pause_between_stop_and_resume():
     np.testing.assert_allclose(minutes[: steady.size], steady / 60)
     assert minutes[-1] == pytest.approx((2 * steady.size - 1) * 2.0 / 60)
     assert running_minutes(resumed, resumes=np.array([]))[-1] == pytest.approx(
-        (resumed[-1] - resumed[0]) / 60)
-
-
+        (resumed[-1] - resumed[0]) / 60
+    )

@@ -27,7 +27,7 @@ import pytest
 
 AGENT_FAILED, INTERRUPTED = 3, 130
 
-BOT = '''
+BOT = """
 import json, subprocess, sys, time
 mark = sys.argv[1]
 # a child of its own that would live ten minutes: it must end with the agent
@@ -38,12 +38,17 @@ for line in sys.stdin:
         print(json.dumps({"name": "forker"}), flush=True)
         continue
     print(json.dumps({"action": message["legal"][0]["id"]}), flush=True)
-'''
+"""
 
 
 def rummy500(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rummy500.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "rummy500.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def marked(mark: str) -> int:
@@ -71,8 +76,11 @@ def one_error_line(done: subprocess.CompletedProcess) -> str:
     """The one error line on stderr (beside the "playing N games" status line), no
     traceback."""
     assert "Traceback" not in done.stderr, done.stderr
-    lines = [line for line in done.stderr.strip().splitlines()
-             if line.strip() and not line.startswith(("playing", "against"))]
+    lines = [
+        line
+        for line in done.stderr.strip().splitlines()
+        if line.strip() and not line.startswith(("playing", "against"))
+    ]
     assert len(lines) == 1, done.stderr
     return lines[0]
 
@@ -81,8 +89,16 @@ def one_error_line(done: subprocess.CompletedProcess) -> str:
 def test_a_cmd_agents_children_end_with_the_match(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text(BOT)
     mark = f"mark-{os.getpid()}-match"
-    done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py {mark}", "random",
-                    "--games", "2", "--no-progress", cwd=tmp_path)
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"cmd:{sys.executable} bot.py {mark}",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert settled(mark, 0) == 0
 
@@ -94,13 +110,22 @@ def test_stderr_without_newlines_is_kept_bounded(tmp_path: Path) -> None:
 
     (tmp_path / "bot.py").write_text(
         "import sys\nsys.stdin.readline()\nsys.stderr.write('x' * 20_000_000)\n"
-        "sys.stderr.flush()\nprint('{}', flush=True)\nsys.stdin.readline()\nsys.exit(9)\n")
+        "sys.stderr.flush()\nprint('{}', flush=True)\nsys.stdin.readline()\nsys.exit(9)\n"
+    )
     agent = ProcessAgent(f"{sys.executable} {tmp_path / 'bot.py'}", Rules())
     time.sleep(1.0)  # the stderr reader catches up
     assert len(agent._stderr) <= STDERR_BYTES
     agent.close()
-    done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py", "random", "--games",
-                    "2", "--no-progress", cwd=tmp_path)
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"cmd:{sys.executable} bot.py",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     line = one_error_line(done)
     assert done.returncode == AGENT_FAILED and "exit code 9" in line and len(line) < 600
 
@@ -108,8 +133,16 @@ def test_stderr_without_newlines_is_kept_bounded(tmp_path: Path) -> None:
 @pytest.mark.parametrize("timeout", ["1e300", "inf", "1e6", "nan"])
 def test_a_huge_timeout_is_refused_in_one_line(tmp_path: Path, timeout: str) -> None:
     (tmp_path / "bot.py").write_text(BOT)
-    done = rummy500("eval", "--agents", f"cmd[timeout={timeout}]:{sys.executable} bot.py x",
-                    "random", "--games", "2", "--no-progress", cwd=tmp_path)
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"cmd[timeout={timeout}]:{sys.executable} bot.py x",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and "at most 3600" in one_error_line(done)
 
 
@@ -133,18 +166,34 @@ class Bot:
 '''
 
 
-@pytest.mark.parametrize(("program", "how", "status", "words"), [
-    ("eval", "sys.exit(5)", AGENT_FAILED, "act raised SystemExit"),
-    ("eval", "os.kill(os.getpid(), signal.SIGINT)", INTERRUPTED, "interrupted (Ctrl-C)"),
-    ("ladder", "os.kill(os.getpid(), signal.SIGINT)", INTERRUPTED, "interrupted (Ctrl-C)"),
-])
-def test_an_exit_or_ctrl_c_keeps_the_games_finished(tmp_path: Path, program: str, how: str,
-                                                     status: int, words: str) -> None:
+@pytest.mark.parametrize(
+    ("program", "how", "status", "words"),
+    [
+        ("eval", "sys.exit(5)", AGENT_FAILED, "act raised SystemExit"),
+        ("eval", "os.kill(os.getpid(), signal.SIGINT)", INTERRUPTED, "interrupted (Ctrl-C)"),
+        ("ladder", "os.kill(os.getpid(), signal.SIGINT)", INTERRUPTED, "interrupted (Ctrl-C)"),
+    ],
+)
+def test_an_exit_or_ctrl_c_keeps_the_games_finished(
+    tmp_path: Path, program: str, how: str, status: int, words: str
+) -> None:
     (tmp_path / "quitting.py").write_text(EXITING_BOT.format(after=1000, how=how))
-    agents = ["py:quitting:Bot", "random"] + (["casual", "--no-defaults"]
-                                              if program == "ladder" else [])
-    done = rummy500(program, "--agents", *agents, "--games", "8", "--batch-size", "2",
-                    "--no-progress", "--out", "report", cwd=tmp_path)
+    agents = ["py:quitting:Bot", "random"] + (
+        ["casual", "--no-defaults"] if program == "ladder" else []
+    )
+    done = rummy500(
+        program,
+        "--agents",
+        *agents,
+        "--games",
+        "8",
+        "--batch-size",
+        "2",
+        "--no-progress",
+        "--out",
+        "report",
+        cwd=tmp_path,
+    )
     line = one_error_line(done)
     assert done.returncode == status and words in line, done.stderr
     finished = int(line.split("stopped after ")[1].split()[0])
@@ -159,10 +208,24 @@ def test_ctrl_c_during_the_benchmark_keeps_the_references_played(tmp_path: Path)
     (tmp_path / "slow.py").write_text(
         "import time\n\nclass Bot:\n    name = 'slow'\n\n    def __init__(self, rules, seed):\n"
         "        pass\n\n    def act(self, decision):\n        time.sleep(0.02)\n"
-        "        return decision.mask.argmax(axis=1)\n")
-    process = subprocess.Popen([sys.executable, "-m", "rummy500.cli", "benchmark",
-                                "py:slow:Bot", "--quick", "--json", "--workers", "1"],
-                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        "        return decision.mask.argmax(axis=1)\n"
+    )
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rummy500.cli",
+            "benchmark",
+            "py:slow:Bot",
+            "--quick",
+            "--json",
+            "--workers",
+            "1",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     said = b""
     while b"20/100" not in said:  # the progress bar, redrawn with carriage returns
         chunk = os.read(process.stderr.fileno(), 4096)
@@ -184,8 +247,12 @@ class Serve:
 
     def __init__(self, cwd: Path, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "rummy500.cli", "serve", "--port", "0", *args], cwd=cwd,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [sys.executable, "-m", "rummy500.cli", "serve", "--port", "0", *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         url = self.process.stdout.readline().split()[4]  # "Rummy 500 table at URL ..."
         self.host, self.port = url.split("//")[1].rstrip("/").split(":")
         self.port = int(self.port)
@@ -195,8 +262,12 @@ class Serve:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
             data = None if body is None else json.dumps(body).encode()
-            conn.request(method, path, body=data,
-                         headers={"Content-Type": "application/json"} if data else {})
+            conn.request(
+                method,
+                path,
+                body=data,
+                headers={"Content-Type": "application/json"} if data else {},
+            )
             response = conn.getresponse()
             text = response.read().decode()
             self.bodies.append(text)
@@ -217,12 +288,14 @@ def play_out(serve: Serve, view: dict, rng: np.random.Generator) -> dict:
         if view["waiting"] == "over":
             return view
         if view["waiting"] == "agent":
-            status, view = serve.call("POST", f"/api/games/{view['id']}/advance",
-                                      {"version": view["version"]})
+            status, view = serve.call(
+                "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+            )
         else:
             move = view["moves"][int(rng.integers(len(view["moves"])))]["text"]
-            status, view = serve.call("POST", f"/api/games/{view['id']}/act",
-                                      {"action": move, "version": view["version"]})
+            status, view = serve.call(
+                "POST", f"/api/games/{view['id']}/act", {"action": move, "version": view["version"]}
+            )
         assert status == 200, view
     raise AssertionError("the game did not end")
 
@@ -233,8 +306,15 @@ def test_the_servers_agent_processes_end_with_their_games(tmp_path: Path) -> Non
     a game ends, is closed, idles out or the server stops."""
     (tmp_path / "bot.py").write_text(BOT)
     mark = f"mark-{os.getpid()}-serve"
-    serve = Serve(tmp_path, "--max-games", "2", "--idle-minutes", "0.05", "--agents",
-                  f"bot=cmd:{sys.executable} bot.py {mark}")
+    serve = Serve(
+        tmp_path,
+        "--max-games",
+        "2",
+        "--idle-minutes",
+        "0.05",
+        "--agents",
+        f"bot=cmd:{sys.executable} bot.py {mark}",
+    )
     try:
         assert marked(mark) == 0
         request = {"opponents": ["bot"], "flags": "max_hands=1 max_turns=8", "seed": 1}
@@ -262,7 +342,8 @@ def test_the_servers_agent_processes_end_with_their_games(tmp_path: Path) -> Non
 
 
 def test_a_game_recovers_after_its_agent_fails_and_pages_see_only_offered_names(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """The first process of the agent dies at its first decision (502, its stderr to the
     log); the game seats a fresh one and goes on. No page ever sees the command line, its
     secret argument, the agent's stderr or a server path."""
@@ -274,26 +355,38 @@ def test_a_game_recovers_after_its_agent_fails_and_pages_see_only_offered_names(
         "flush=True)\n        continue\n"
         "    if first:\n        sys.stderr.write('segfault in the secret sauce\\n')\n"
         "        sys.exit(4)\n"
-        "    print(json.dumps({'action': message['legal'][0]['id']}), flush=True)\n")
+        "    print(json.dumps({'action': message['legal'][0]['id']}), flush=True)\n"
+    )
     records = tmp_path / "records"
-    serve = Serve(tmp_path, "--records", str(records), "--agents",
-                  f"cmd:{sys.executable} {tmp_path / 'bot.py'} --token s3cr3t", "random")
+    serve = Serve(
+        tmp_path,
+        "--records",
+        str(records),
+        "--agents",
+        f"cmd:{sys.executable} {tmp_path / 'bot.py'} --token s3cr3t",
+        "random",
+    )
     try:
         status, options = serve.call("GET", "/api/options")
         name = f"cmd:{Path(sys.executable).name}"
         assert options["agents"] == [name, "random"]
-        status, view = serve.call("POST", "/api/games", {
-            "mode": "watch", "opponents": [name, "random"], "flags": "max_hands=1", "seed": 2})
+        status, view = serve.call(
+            "POST",
+            "/api/games",
+            {"mode": "watch", "opponents": [name, "random"], "flags": "max_hands=1", "seed": 2},
+        )
         assert status == 200, view
         while status == 200:  # until the agent's first decision
-            status, failed = serve.call("POST", f"/api/games/{view['id']}/advance",
-                                        {"version": view["version"]})
+            status, failed = serve.call(
+                "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+            )
             view = failed if status == 200 else view
         assert status == 502 and name in failed["error"], failed
         view = serve.call("GET", f"/api/games/{view['id']}")[1]
         for _ in range(20):  # the fresh agent plays on
-            status, view = serve.call("POST", f"/api/games/{view['id']}/advance",
-                                      {"version": view["version"]})
+            status, view = serve.call(
+                "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+            )
             assert status == 200, view
         assert view["names"] == [name, "random"]
         status, saved = serve.call("POST", f"/api/games/{view['id']}/save", {})
@@ -310,8 +403,10 @@ def test_hang_ups_leave_no_traceback_and_a_burst_is_served(tmp_path: Path) -> No
     try:
         for _ in range(20):  # send a request and reset the connection at once
             sock = socket.create_connection((serve.host, serve.port))
-            sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                         b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            sock.sendall(
+                b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+            )
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             sock.close()
         answers: list[int] = []
@@ -346,16 +441,21 @@ class Payload:
 
 @pytest.fixture(scope="module")
 def sb3_model(tmp_path_factory) -> Path:
-    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the [clients] "
-                        "extra)")
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the [clients] extra)")
     import gymnasium
     from sb3_contrib import MaskablePPO
 
     import rummy_env  # noqa: F401 - registers Rummy500-v1
 
     folder = tmp_path_factory.mktemp("sb3")
-    MaskablePPO("MlpPolicy", gymnasium.make("Rummy500-v1"), n_steps=64, batch_size=32,
-                seed=0, policy_kwargs={"net_arch": [32, 32]}).save(folder / "model")
+    MaskablePPO(
+        "MlpPolicy",
+        gymnasium.make("Rummy500-v1"),
+        n_steps=64,
+        batch_size=32,
+        seed=0,
+        policy_kwargs={"net_arch": [32, 32]},
+    ).save(folder / "model")
     return folder / "model.zip"
 
 
@@ -363,8 +463,7 @@ def rewritten(source: Path, target: Path, **members: bytes) -> Path:
     """A copy of the archive ``source`` with ``members`` replaced or added."""
     import zipfile
 
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w",
-                                                         zipfile.ZIP_DEFLATED) as new:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
         for item in old.infolist():
             if item.filename not in members:
                 new.writestr(item, old.read(item.filename))
@@ -386,8 +485,9 @@ def test_an_sb3_model_plays_as_its_own_library_would(sb3_model: Path) -> None:
     view = player_view(rules, state, state.current_player, rows)
     mask = legal_mask(rules, state)
     ours = agent.act(Decision(rules=rules, mask=mask, view=view))
-    theirs, _ = MaskablePPO.load(sb3_model).predict(encode(rules, view), action_masks=mask,
-                                                    deterministic=True)
+    theirs, _ = MaskablePPO.load(sb3_model).predict(
+        encode(rules, view), action_masks=mask, deterministic=True
+    )
     assert (ours == theirs).all()
 
 
@@ -406,27 +506,45 @@ def test_a_pickle_in_an_sb3_archive_never_runs(sb3_model: Path, tmp_path: Path) 
         data = json.loads(archive.read("data"))
         weights = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
     data["observation_space"][":serialized:"] = base64.b64encode(
-        pickle.dumps(Payload(proof))).decode()
+        pickle.dumps(Payload(proof))
+    ).decode()
     in_data = rewritten(sb3_model, tmp_path / "in_data.zip", data=json.dumps(data).encode())
     buffer = io.BytesIO()
     torch.save({**weights, "extra": Payload(proof)}, buffer)
-    in_weights = rewritten(sb3_model, tmp_path / "in_weights.zip",
-                           **{"policy.pth": buffer.getvalue()})
-    done = rummy500("eval", "--agents", f"sb3:{in_data}", "random", "--games", "2",
-                    "--no-progress", cwd=tmp_path)
+    in_weights = rewritten(
+        sb3_model, tmp_path / "in_weights.zip", **{"policy.pth": buffer.getvalue()}
+    )
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"sb3:{in_data}",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
-    done = rummy500("eval", "--agents", f"sb3:{in_weights}", "random", "--games", "2",
-                    "--no-progress", cwd=tmp_path)
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"sb3:{in_weights}",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and "cannot load it" in one_error_line(done)
     assert not proof.exists()
 
 
-def test_an_sb3_archive_that_inflates_is_refused_unread(sb3_model: Path,
-                                                        tmp_path: Path) -> None:
+def test_an_sb3_archive_that_inflates_is_refused_unread(sb3_model: Path, tmp_path: Path) -> None:
     bomb = rewritten(sb3_model, tmp_path / "bomb.zip", data=b" " * 300_000_000)
     assert bomb.stat().st_size < 2_000_000
-    done = rummy500("eval", "--agents", f"sb3:{bomb}", "random", "--games", "2",
-                    "--no-progress", cwd=tmp_path)
+    done = rummy500(
+        "eval", "--agents", f"sb3:{bomb}", "random", "--games", "2", "--no-progress", cwd=tmp_path
+    )
     assert done.returncode == 2 and "over 1,048,576 bytes" in one_error_line(done)
 
 
@@ -437,8 +555,11 @@ def small_disk(tmp_path: Path):
     where this user may not mount one."""
     folder = tmp_path / "disk"
     folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=320k", "tmpfs", str(folder)],
-                             capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=320k", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small file system here: {mounted.stderr.strip()}")
     try:
@@ -454,10 +575,20 @@ def fill(folder: Path, leave: int) -> None:
 
 
 def test_a_training_save_on_a_full_disk_is_one_line(small_disk: Path) -> None:
-    done = rummy500("train", "num_envs=4", "num_steps=8", "eval_every=0",
-                    "arch_kwargs={hidden: [256, 256]}", "opponents=[random]",
-                    "checkpoint_every=1", "progress=false", "torch_threads=1",
-                    "total_steps=64", f"run_dir={small_disk}", cwd=small_disk)
+    done = rummy500(
+        "train",
+        "num_envs=4",
+        "num_steps=8",
+        "eval_every=0",
+        "arch_kwargs={hidden: [256, 256]}",
+        "opponents=[random]",
+        "checkpoint_every=1",
+        "progress=false",
+        "torch_threads=1",
+        "total_steps=64",
+        f"run_dir={small_disk}",
+        cwd=small_disk,
+    )
     line = one_error_line(done)
     assert done.returncode == 1 and "No space left on device" in line, done.stderr
     assert not list(small_disk.rglob("*.pt")) and not list(small_disk.rglob("*.tmp"))
@@ -467,8 +598,18 @@ def test_eval_record_on_a_full_disk_keeps_whole_lines_and_the_report(small_disk:
     from rummy_env.core import read_records
 
     record = small_disk / "games.jsonl"
-    done = rummy500("eval", "--agents", "random", "random", "--games", "400", "--no-progress",
-                    "--record", str(record), cwd=small_disk)
+    done = rummy500(
+        "eval",
+        "--agents",
+        "random",
+        "random",
+        "--games",
+        "400",
+        "--no-progress",
+        "--record",
+        str(record),
+        cwd=small_disk,
+    )
     line = one_error_line(done)
     assert done.returncode == 1 and "No space left on device" in line
     kept = int(line.split("the ")[1].split()[0])
@@ -478,8 +619,18 @@ def test_eval_record_on_a_full_disk_keeps_whole_lines_and_the_report(small_disk:
 
 def test_eval_out_on_a_full_disk_leaves_each_file_whole_or_absent(small_disk: Path) -> None:
     fill(small_disk, 6000)
-    done = rummy500("eval", "--agents", "random", "random", "--games", "100", "--no-progress",
-                    "--out", str(small_disk / "out"), cwd=small_disk)
+    done = rummy500(
+        "eval",
+        "--agents",
+        "random",
+        "random",
+        "--games",
+        "100",
+        "--no-progress",
+        "--out",
+        str(small_disk / "out"),
+        cwd=small_disk,
+    )
     line = one_error_line(done)
     assert done.returncode == 1 and "No space left on device" in line
     assert "| random#1 | 100 |" in done.stdout
@@ -505,15 +656,31 @@ def test_names_from_outside_are_escaped_wherever_printed_or_written(tmp_path: Pa
         "import json, sys\nfor line in sys.stdin:\n    message = json.loads(line)\n"
         f"    if 'hello' in message:\n        print(json.dumps({{'name': {EVIL_NAME!r}}}), "
         "flush=True)\n        continue\n"
-        "    print(json.dumps({'action': message['legal'][0]['id']}), flush=True)\n")
-    done = rummy500("eval", "--agents", f"cmd:{sys.executable} bot.py", "random", "--games",
-                    "2", "--no-progress", "--out", "out", "--record", "games.jsonl",
-                    cwd=tmp_path)
+        "    print(json.dumps({'action': message['legal'][0]['id']}), flush=True)\n"
+    )
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"cmd:{sys.executable} bot.py",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        "--out",
+        "out",
+        "--record",
+        "games.jsonl",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     replayed = rummy500("replay", "games.jsonl", cwd=tmp_path)
     markdown = (tmp_path / "out" / "report.md").read_text()
-    for text in (done.stdout, markdown, replayed.stdout,
-                 (tmp_path / "out" / "agents.csv").read_text()):
+    for text in (
+        done.stdout,
+        markdown,
+        replayed.stdout,
+        (tmp_path / "out" / "agents.csv").read_text(),
+    ):
         assert not any(ch in text for ch in "\x1b\x07\u202e"), text
     escaped = "\\x1b[2J\\x1b]0;owned\\x07"
     for text in (done.stdout, markdown):
@@ -528,16 +695,30 @@ def test_names_from_outside_are_escaped_wherever_printed_or_written(tmp_path: Pa
 
 
 # --- smaller -------------------------------------------------------------------------
-@pytest.mark.parametrize(("args", "words"), [
-    (["train", "--config", "twice.yaml"], ["'num_envs' is given twice", "line 2"]),
-    (["eval", "--agents", "random", "random", "--set", "floating=true", "--set",
-      "discard_required=true"], ["floating=True cannot take effect under discard_required"]),
-])
-def test_a_key_twice_and_contradicting_rules_are_refused_by_name(tmp_path: Path, args: list,
-                                                                 words: list) -> None:
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["train", "--config", "twice.yaml"], ["'num_envs' is given twice", "line 2"]),
+        (
+            [
+                "eval",
+                "--agents",
+                "random",
+                "random",
+                "--set",
+                "floating=true",
+                "--set",
+                "discard_required=true",
+            ],
+            ["floating=True cannot take effect under discard_required"],
+        ),
+    ],
+)
+def test_a_key_twice_and_contradicting_rules_are_refused_by_name(
+    tmp_path: Path, args: list, words: list
+) -> None:
     (tmp_path / "twice.yaml").write_text("num_envs: 4\nnum_envs: 8\n")
-    done = rummy500(*args, "run_dir=runs" if args[0] == "train" else "--no-progress",
-                    cwd=tmp_path)
+    done = rummy500(*args, "run_dir=runs" if args[0] == "train" else "--no-progress", cwd=tmp_path)
     line = one_error_line(done)
     assert done.returncode == 2 and all(word in line for word in words), line
     assert not (tmp_path / "runs").exists()
@@ -550,8 +731,10 @@ def test_odd_num_envs_are_refused_clearly(num_envs) -> None:
     import rummy_env  # noqa: F401 - registers the envs
     from rummy_env.envs.vector import RummyVectorEnv
 
-    for make in (lambda: RummyVectorEnv(num_envs=num_envs),
-                 lambda: gymnasium.make_vec("Rummy500-v1", num_envs=num_envs)):
+    for make in (
+        lambda: RummyVectorEnv(num_envs=num_envs),
+        lambda: gymnasium.make_vec("Rummy500-v1", num_envs=num_envs),
+    ):
         with pytest.raises(ValueError, match=r"num_envs=.* is not allowed; allowed: an integer"):
             make()
 
@@ -600,30 +783,66 @@ def test_a_clairvoyant_agent_learns_nothing_in_eval(tmp_path: Path, given: list)
     """Sealed (no seed given): the search finds nothing. The control: with a seed the
     operator chose and the agent can guess, the same search finds the deal."""
     (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
-    done = rummy500("eval", "--agents", f"cmd:{sys.executable} clairvoyant.py", "random",
-                    "--games", "2", "--no-progress", "--out", "out", *given, cwd=tmp_path)
+    done = rummy500(
+        "eval",
+        "--agents",
+        f"cmd:{sys.executable} clairvoyant.py",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        "--out",
+        "out",
+        *given,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert (3 in found(tmp_path)) if given else found(tmp_path) == []
     meta = json.loads((tmp_path / "out" / "report.json").read_text())["meta"]
     assert meta["sealed"] is not bool(given)
     if not given:  # the report's seeds replay the match game for game
-        again = rummy500("eval", "--agents", f"cmd:{sys.executable} clairvoyant.py", "random",
-                         "--games", "2", "--no-progress", "--out", "again", "--seed",
-                         str(meta["seed"]), "--agent-seed", str(meta["agent_seed"]),
-                         cwd=tmp_path)
+        again = rummy500(
+            "eval",
+            "--agents",
+            f"cmd:{sys.executable} clairvoyant.py",
+            "random",
+            "--games",
+            "2",
+            "--no-progress",
+            "--out",
+            "again",
+            "--seed",
+            str(meta["seed"]),
+            "--agent-seed",
+            str(meta["agent_seed"]),
+            cwd=tmp_path,
+        )
         replayed = json.loads((tmp_path / "again" / "report.json").read_text())
         assert [a["points_per_hand"] for a in replayed["agents"]] == [
-            a["points_per_hand"] for a in json.loads(
-                (tmp_path / "out" / "report.json").read_text())["agents"]]
+            a["points_per_hand"]
+            for a in json.loads((tmp_path / "out" / "report.json").read_text())["agents"]
+        ]
         assert again.returncode == 0
 
 
 @pytest.mark.parametrize("given", [[], ["--seed", "3"]])
 def test_a_clairvoyant_agent_learns_nothing_in_tournaments(tmp_path: Path, given: list) -> None:
     (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
-    done = rummy500("tournament", "--agents", f"cmd:{sys.executable} clairvoyant.py", "random",
-                    "--table-size", "2", "--tournaments", "1", "--no-progress", "--out", "out",
-                    *given, cwd=tmp_path)
+    done = rummy500(
+        "tournament",
+        "--agents",
+        f"cmd:{sys.executable} clairvoyant.py",
+        "random",
+        "--table-size",
+        "2",
+        "--tournaments",
+        "1",
+        "--no-progress",
+        "--out",
+        "out",
+        *given,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert (3 in found(tmp_path)) if given else found(tmp_path) == []
     meta = json.loads((tmp_path / "out" / "tournament.json").read_text())["meta"]
@@ -633,12 +852,15 @@ def test_a_clairvoyant_agent_learns_nothing_in_tournaments(tmp_path: Path, given
 
 def test_the_python_functions_seal_a_match_that_seats_a_process(tmp_path: Path) -> None:
     (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
-    code = ("import json, rummy500, sys\n"
-            "spec = f'cmd:{sys.executable} clairvoyant.py'\n"
-            "report = rummy500.evaluate([spec, 'random'], games=2, workers=1)\n"
-            "print(json.dumps(report['meta']))\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    code = (
+        "import json, rummy500, sys\n"
+        "spec = f'cmd:{sys.executable} clairvoyant.py'\n"
+        "report = rummy500.evaluate([spec, 'random'], games=2, workers=1)\n"
+        "print(json.dumps(report['meta']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     meta = json.loads(done.stdout.strip().splitlines()[-1])
     assert meta["sealed"] is True and found(tmp_path) == []
@@ -646,13 +868,20 @@ def test_the_python_functions_seal_a_match_that_seats_a_process(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("given", [[], ["--seed", "500002", "--agent-seed", "500002"]])
-def test_a_clairvoyant_agent_learns_nothing_in_the_benchmark(tmp_path: Path,
-                                                             given: list) -> None:
+def test_a_clairvoyant_agent_learns_nothing_in_the_benchmark(tmp_path: Path, given: list) -> None:
     """It searches at its first decision and quits (which ends the run in one line). The
     control: version 1's published seed, replayed, is found."""
     (tmp_path / "clairvoyant.py").write_text(CLAIRVOYANT)
-    done = rummy500("benchmark", f"cmd:{sys.executable} clairvoyant.py --quit", "--quick",
-                    "--workers", "1", "--no-progress", *given, cwd=tmp_path)
+    done = rummy500(
+        "benchmark",
+        f"cmd:{sys.executable} clairvoyant.py --quit",
+        "--quick",
+        "--workers",
+        "1",
+        "--no-progress",
+        *given,
+        cwd=tmp_path,
+    )
     assert done.returncode == AGENT_FAILED and "Traceback" not in done.stderr, done.stderr
     assert (500_002 in found(tmp_path)) if given else found(tmp_path) == []
 
@@ -663,12 +892,14 @@ def test_a_clairvoyant_agent_learns_nothing_at_the_web_table(tmp_path: Path) -> 
     try:
         for seed, expected in ((None, []), (7, [7])):  # a deal not chosen; the control
             request = {"mode": "watch", "opponents": ["seer", "seer"]}
-            status, view = serve.call("POST", "/api/games",
-                                      request if seed is None else {**request, "seed": seed})
+            status, view = serve.call(
+                "POST", "/api/games", request if seed is None else {**request, "seed": seed}
+            )
             assert status == 200, view
             for _ in range(4):
-                status, view = serve.call("POST", f"/api/games/{view['id']}/advance",
-                                          {"version": view["version"]})
+                status, view = serve.call(
+                    "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+                )
                 assert status == 200, view
             assert set(expected) <= set(found(tmp_path)) and bool(found(tmp_path)) == bool(expected)
             (tmp_path / "found.txt").unlink()
@@ -695,15 +926,27 @@ class Writer:
 '''
 
 
-@pytest.mark.parametrize(("how", "words"), [
-    ("pass", "assignment destination is read-only"),
-    ("decision.mask.setflags(write=True)", "illegal action"),
-])
-def test_an_agent_cannot_make_its_move_legal_by_writing_the_mask(tmp_path: Path, how: str,
-                                                                 words: str) -> None:
+@pytest.mark.parametrize(
+    ("how", "words"),
+    [
+        ("pass", "assignment destination is read-only"),
+        ("decision.mask.setflags(write=True)", "illegal action"),
+    ],
+)
+def test_an_agent_cannot_make_its_move_legal_by_writing_the_mask(
+    tmp_path: Path, how: str, words: str
+) -> None:
     """The mask is a read-only view; one made writable again is still judged against the
     mask as it was handed over."""
     (tmp_path / "writers.py").write_text(WRITERS.format(how=how))
-    done = rummy500("eval", "--agents", "py:writers:Writer", "random", "--games", "2",
-                    "--no-progress", cwd=tmp_path)
+    done = rummy500(
+        "eval",
+        "--agents",
+        "py:writers:Writer",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert done.returncode == AGENT_FAILED and words in one_error_line(done), done.stderr

@@ -63,8 +63,14 @@ def server(tmp_path_factory):
     thread.join(timeout=10)
 
 
-def call(srv, method: str, path: str, body=None, raw: bytes | None = None,
-         headers: dict[str, str] | None = None) -> tuple[int, dict]:
+def call(
+    srv,
+    method: str,
+    path: str,
+    body=None,
+    raw: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict]:
     """(status, JSON answer) of one request; ``raw`` sends bytes as they are."""
     host, port = srv.server_address[:2]
     conn = http.client.HTTPConnection(host, port, timeout=60)
@@ -96,12 +102,17 @@ def play_out(srv, view: dict, rng: np.random.Generator, on_view=None, limit: int
         if view["waiting"] == "over":
             return view
         if view["waiting"] == "agent":
-            status, view = call(srv, "POST", f"/api/games/{view['id']}/advance",
-                                {"version": view["version"]})
+            status, view = call(
+                srv, "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+            )
         else:
             move = view["moves"][int(rng.integers(len(view["moves"])))]["text"]
-            status, view = call(srv, "POST", f"/api/games/{view['id']}/act",
-                                {"action": move, "version": view["version"]})
+            status, view = call(
+                srv,
+                "POST",
+                f"/api/games/{view['id']}/act",
+                {"action": move, "version": view["version"]},
+            )
         assert status == 200, view
         if on_view is not None:
             on_view(view)
@@ -112,8 +123,11 @@ def play_out(srv, view: dict, rng: np.random.Generator, on_view=None, limit: int
 def test_page_and_its_files_are_served(server):
     host, port = server.server_address[:2]
     conn = http.client.HTTPConnection(host, port, timeout=30)
-    for path, kind in (("/", "text/html"), ("/static/app.js", "text/javascript"),
-                       ("/static/style.css", "text/css")):
+    for path, kind in (
+        ("/", "text/html"),
+        ("/static/app.js", "text/javascript"),
+        ("/static/style.css", "text/css"),
+    ):
         conn.request("GET", path)
         response = conn.getresponse()
         body = response.read()
@@ -134,9 +148,11 @@ def test_options_list_presets_and_agents(server):
 def test_a_page_seats_only_the_agents_the_server_was_started_with(tmp_path):
     """Agents from outside (code to run, files to read) come only from the command line."""
     script = tmp_path / "page_bot.py"
-    script.write_text("class Bot:\n    name = 'page-bot'\n    def __init__(self, rules, seed):"
-                      "\n        pass\n    def act(self, decision):\n"
-                      "        return decision.mask.argmax(axis=1)\n")
+    script.write_text(
+        "class Bot:\n    name = 'page-bot'\n    def __init__(self, rules, seed):"
+        "\n        pass\n    def act(self, decision):\n"
+        "        return decision.mask.argmax(axis=1)\n"
+    )
     offered = ["py:page_bot:Bot", "random"]
     sys.path.insert(0, str(tmp_path))
     try:
@@ -144,11 +160,21 @@ def test_a_page_seats_only_the_agents_the_server_was_started_with(tmp_path):
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         try:
             assert call(srv, "GET", "/api/options")[1]["agents"] == offered
-            status, view = call(srv, "POST", "/api/games",
-                                {"mode": "watch", "opponents": ["py:page_bot:Bot", "random"]})
+            status, view = call(
+                srv,
+                "POST",
+                "/api/games",
+                {"mode": "watch", "opponents": ["py:page_bot:Bot", "random"]},
+            )
             assert status == 200, view
-            for spec in ("sharp", "ckpt:/etc/passwd", "cmd:touch x", "py:os:system",
-                         "sb3:/etc/hostname", "py:page_bot:Bo"):
+            for spec in (
+                "sharp",
+                "ckpt:/etc/passwd",
+                "cmd:touch x",
+                "py:os:system",
+                "sb3:/etc/hostname",
+                "py:page_bot:Bo",
+            ):
                 status, answer = call(srv, "POST", "/api/games", {"opponents": [spec]})
                 assert status == 400 and "does not offer" in answer["error"], (spec, answer)
                 assert "/etc" not in answer["error"].split("offers:")[1]
@@ -164,23 +190,31 @@ def test_an_agent_that_fails_is_refused_and_the_game_waits(tmp_path, capfd):
     the game stays as it was."""
     (tmp_path / "broken_bot.py").write_text(
         "class Bot:\n    name = 'broken'\n    def __init__(self, rules, seed):\n        pass\n"
-        "    def act(self, decision):\n        raise RuntimeError('lost my weights')\n")
+        "    def act(self, decision):\n        raise RuntimeError('lost my weights')\n"
+    )
     sys.path.insert(0, str(tmp_path))
     try:
-        srv = make_server(port=0, records_dir=tmp_path / "records",
-                          agents=["py:broken_bot:Bot", "random"])
+        srv = make_server(
+            port=0, records_dir=tmp_path / "records", agents=["py:broken_bot:Bot", "random"]
+        )
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         try:
-            status, view = call(srv, "POST", "/api/games",
-                                {"mode": "watch", "opponents": ["py:broken_bot:Bot", "random"]})
+            status, view = call(
+                srv,
+                "POST",
+                "/api/games",
+                {"mode": "watch", "opponents": ["py:broken_bot:Bot", "random"]},
+            )
             assert status == 200, view
             game = game_of(srv, view["id"])
             while int(game.state.current_player[0]) != 0:  # the broken agent sits in seat 0
-                status, view = call(srv, "POST", f"/api/games/{view['id']}/advance",
-                                    {"version": view["version"]})
+                status, view = call(
+                    srv, "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+                )
                 assert status == 200, view
-            status, answer = call(srv, "POST", f"/api/games/{view['id']}/advance",
-                                  {"version": view["version"]})
+            status, answer = call(
+                srv, "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+            )
             assert status == 502 and "py:broken_bot:Bot failed" in answer["error"]
             assert "lost my weights" not in answer["error"]
             assert "act raised RuntimeError: lost my weights" in capfd.readouterr().err
@@ -196,24 +230,31 @@ def test_an_agent_that_fails_is_refused_and_the_game_waits(tmp_path, capfd):
 def test_bad_json_and_bad_fields_are_refused_with_400(server):
     status, answer = call(server, "POST", "/api/games", raw=b"{not json")
     assert status == 400 and "bad JSON" in answer["error"] and answer["status"] == 400
-    for body, words in (([1, 2], "JSON object"), ({"players": "two"}, "'players'"),
-                        ({"preset": "nope"}, "preset"), ({"flags": "wrap=maybe"}, "wrap"),
-                        ({"opponents": ["grandmaster"]}, "does not offer"),
-                        ({"mode": "sleep"}, "'mode'"), ({"seat": 5}, "'seat'")):
+    for body, words in (
+        ([1, 2], "JSON object"),
+        ({"players": "two"}, "'players'"),
+        ({"preset": "nope"}, "preset"),
+        ({"flags": "wrap=maybe"}, "wrap"),
+        ({"opponents": ["grandmaster"]}, "does not offer"),
+        ({"mode": "sleep"}, "'mode'"),
+        ({"seat": 5}, "'seat'"),
+    ):
         status, answer = call(server, "POST", "/api/games", body)
         assert status == 400 and words in answer["error"], (body, answer)
-    status, answer = call(server, "POST", "/api/games", raw=b"{}",
-                          headers={"Content-Type": "text/plain"})
+    status, answer = call(
+        server, "POST", "/api/games", raw=b"{}", headers={"Content-Type": "text/plain"}
+    )
     assert status == 415
 
 
 def test_unknown_games_are_refused_with_404(server):
-    for method, path, body in (("GET", "/api/games/nosuchgame", None),
-                               ("POST", "/api/games/nosuchgame/act",
-                                {"action": "draw", "version": 0}),
-                               ("POST", "/api/games/nosuchgame/advance", {"version": 0}),
-                               ("DELETE", "/api/games/nosuchgame", None),
-                               ("GET", "/api/replays/nosuchreplay/frame", None)):
+    for method, path, body in (
+        ("GET", "/api/games/nosuchgame", None),
+        ("POST", "/api/games/nosuchgame/act", {"action": "draw", "version": 0}),
+        ("POST", "/api/games/nosuchgame/advance", {"version": 0}),
+        ("DELETE", "/api/games/nosuchgame", None),
+        ("GET", "/api/replays/nosuchreplay/frame", None),
+    ):
         status, answer = call(server, method, path, body)
         assert status == 404 and "no such" in answer["error"], (path, answer)
 
@@ -224,8 +265,7 @@ def test_oversized_bodies_are_refused_with_413(server):
     big = json.dumps({"action": "draw", "version": 0, "pad": "x" * MAX_BODY}).encode()
     status, answer = call(server, "POST", path, raw=big)
     assert status == 413 and "limit" in answer["error"]
-    status, answer = call(server, "POST", path, raw=b"{}",
-                          headers={"Content-Length": str(10**9)})
+    status, answer = call(server, "POST", path, raw=b"{}", headers={"Content-Length": str(10**9)})
     assert status == 413
     assert call(server, "GET", f"/api/games/{view['id']}")[1]["version"] == 0
 
@@ -234,10 +274,15 @@ def test_an_illegal_move_is_refused_and_changes_nothing(server):
     view = new_game(server)
     path = f"/api/games/{view['id']}"
     before = call(server, "GET", path)[1]
-    for action, status_wanted in (("discard 2S", 409), ("meld 2S 3S 4S", 409),
-                                  ("fly away", 400), ("take 99", 400)):
-        status, answer = call(server, "POST", f"{path}/act",
-                              {"action": action, "version": view["version"]})
+    for action, status_wanted in (
+        ("discard 2S", 409),
+        ("meld 2S 3S 4S", 409),
+        ("fly away", 400),
+        ("take 99", 400),
+    ):
+        status, answer = call(
+            server, "POST", f"{path}/act", {"action": action, "version": view["version"]}
+        )
         assert status == status_wanted, (action, answer)
     assert call(server, "GET", path)[1] == before
 
@@ -259,12 +304,15 @@ def test_stale_and_out_of_turn_requests_are_refused(server):
 def test_another_seats_move_is_refused(server):
     view = new_game(server)
     path = f"/api/games/{view['id']}"
-    status, answer = call(server, "POST", f"{path}/act",
-                          {"action": "draw", "version": 0, "seat": 1})
+    status, answer = call(
+        server, "POST", f"{path}/act", {"action": "draw", "version": 0, "seat": 1}
+    )
     assert status == 403 and "seat 0" in answer["error"]
-    discard = next(m["text"] for m in call(server, "POST", f"{path}/act",
-                                           {"action": "draw", "version": 0})[1]["moves"]
-                   if m["verb"] == "discard")
+    discard = next(
+        m["text"]
+        for m in call(server, "POST", f"{path}/act", {"action": "draw", "version": 0})[1]["moves"]
+        if m["verb"] == "discard"
+    )
     call(server, "POST", f"{path}/act", {"action": discard, "version": 1})
     status, answer = call(server, "POST", f"{path}/act", {"action": "draw", "version": 2})
     assert status == 409 and "not your turn" in answer["error"]
@@ -290,8 +338,9 @@ def hidden_cards(game: LiveGame) -> set[str]:
 
 
 def test_the_page_never_receives_hidden_cards(server):
-    view = new_game(server, flags="max_turns=8 max_hands=3", players=3,
-                    opponents=["random", "casual"], seed=11)
+    view = new_game(
+        server, flags="max_turns=8 max_hands=3", players=3, opponents=["random", "casual"], seed=11
+    )
     game = game_of(server, view["id"])
     checked = []
 
@@ -378,8 +427,9 @@ def random_record_file(path: Path, seed: int = 2) -> list:
 
 def test_replay_frames_step_both_ways(server, tmp_path):
     [record] = random_record_file(tmp_path / "game.jsonl")
-    status, opened = call(server, "POST", "/api/replays",
-                          {"records": (tmp_path / "game.jsonl").read_text()})
+    status, opened = call(
+        server, "POST", "/api/replays", {"records": (tmp_path / "game.jsonl").read_text()}
+    )
     assert status == 200 and opened["games"][0]["moves"] == len(record.actions)
     frame = f"/api/replays/{opened['id']}/frame?game=0"
     n = len(record.actions)
@@ -401,14 +451,22 @@ def test_replay_frames_step_both_ways(server, tmp_path):
 
 
 def test_bad_record_files_are_refused(server):
-    for text, words in (("not json", "line 1"), ("", "no game"),
-                        ('{"format": "other"}', "not a rummy500-record"),
-                        ('{"format": "rummy500-record/1", "rules": {}, "seed": 1, "game_id": 0,'
-                         ' "agents": ["a", "b"], "actions": "draw"}', "list of action texts")):
+    for text, words in (
+        ("not json", "line 1"),
+        ("", "no game"),
+        ('{"format": "other"}', "not a rummy500-record"),
+        (
+            '{"format": "rummy500-record/1", "rules": {}, "seed": 1, "game_id": 0,'
+            ' "agents": ["a", "b"], "actions": "draw"}',
+            "list of action texts",
+        ),
+    ):
         status, answer = call(server, "POST", "/api/replays", {"records": text})
         assert status == 400 and words in answer["error"], (text, answer)
-    line = ('{"format": "rummy500-record/1", "rules": {}, "seed": 1, "game_id": 0, '
-            '"agents": ["a", "b"], "actions": ["draw", "draw"], "result": {}}')
+    line = (
+        '{"format": "rummy500-record/1", "rules": {}, "seed": 1, "game_id": 0, '
+        '"agents": ["a", "b"], "actions": ["draw", "draw"], "result": {}}'
+    )
     status, opened = call(server, "POST", "/api/replays", {"records": line})
     status, answer = call(server, "GET", f"/api/replays/{opened['id']}/frame?game=0&move=1")
     assert status == 400 and "does not replay" in answer["error"]
@@ -447,10 +505,22 @@ def test_each_tab_gets_its_own_game(server):
 def test_serve_command_prints_its_address_and_stops(tmp_path, stop):
     """It stops cleanly on either signal, also started with SIGINT ignored (a script's
     background job)."""
-    command = [sys.executable, "-m", "rummy500.cli", "serve", "--port", "0",
-               "--records", str(tmp_path)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    command = [
+        sys.executable,
+        "-m",
+        "rummy500.cli",
+        "serve",
+        "--port",
+        "0",
+        "--records",
+        str(tmp_path),
+    ]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         line = process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -470,20 +540,29 @@ def test_serve_command_prints_its_address_and_stops(tmp_path, stop):
 # --- in the browser ------------------------------------------------------------------
 def chrome_driver():
     """A headless Chromium under Selenium, or a skip that says what is missing."""
-    webdriver = pytest.importorskip("selenium.webdriver",
-                                    reason="selenium is missing: pip install -e '.[web]'")
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium is missing: pip install -e '.[web]'"
+    )
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not browser or not driver:
-        pytest.skip("chromium or chromedriver is missing: apt-get install chromium "
-                    "chromium-driver (scripts/install.sh does it)")
+        pytest.skip(
+            "chromium or chromedriver is missing: apt-get install chromium "
+            "chromium-driver (scripts/install.sh does it)"
+        )
     options = webdriver.ChromeOptions()
     options.binary_location = browser
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--window-size=1400,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
-    return webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver),
-                            options=options)
+    return webdriver.Chrome(
+        service=webdriver.ChromeService(executable_path=driver), options=options
+    )
 
 
 @pytest.fixture
@@ -507,8 +586,9 @@ def wait_for(driver, what, timeout: float = 30.0):
         if value:
             return value
         time.sleep(0.05)
-    raise AssertionError("timed out; the page shows: " +
-                         driver.find_element("tag name", "body").text[:2000])
+    raise AssertionError(
+        "timed out; the page shows: " + driver.find_element("tag name", "body").text[:2000]
+    )
 
 
 def meldable_seed(rules: Rules) -> int:
@@ -516,7 +596,7 @@ def meldable_seed(rules: Rules) -> int:
     ids = action_layout(rules)
     for seed in range(200):
         mask = legal_mask(rules, step(rules, init(rules, seed, game_ids=[0]), [ids.DRAW]))
-        if mask[0, ids.MELD:ids.LAYOFF].any():
+        if mask[0, ids.MELD : ids.LAYOFF].any():
             return seed
     raise AssertionError("no deal with a meld")
 
@@ -534,9 +614,13 @@ def css(driver, selector: str):
 
 def click_move(driver, move: str, cards: list[str]) -> None:
     """Select ``cards`` in the hand, then click the move's button that appears."""
+
     def unselected(card: str):
-        return lambda d: [e for e in css(d, f'#hand [data-card="{card}"]')
-                          if "selected" not in e.get_attribute("class")]
+        return lambda d: [
+            e
+            for e in css(d, f'#hand [data-card="{card}"]')
+            if "selected" not in e.get_attribute("class")
+        ]
 
     for card in cards:
         wait_for(driver, unselected(card))[0].click()
@@ -544,8 +628,9 @@ def click_move(driver, move: str, cards: list[str]) -> None:
 
 
 def my_turn(driver) -> bool:
-    return css(driver, "#status")[0].get_attribute("data-waiting") == "you" and \
-        bool(css(driver, "#move-list [data-move]"))
+    return css(driver, "#status")[0].get_attribute("data-waiting") == "you" and bool(
+        css(driver, "#move-list [data-move]")
+    )
 
 
 def legal_in_page(driver) -> list[str]:
@@ -594,8 +679,14 @@ def test_browser_plays_a_hand_against_a_bot(server, page):
         turns += 1
         if css(page, "#hand-over:not([hidden])"):
             break
-        wait_for(page, lambda d: any("casual" in e.text for e in css(d, "#log li")) and
-                 (my_turn(d) or css(d, "#hand-over:not([hidden])")), 60)
+        wait_for(
+            page,
+            lambda d: (
+                any("casual" in e.text for e in css(d, "#log li"))
+                and (my_turn(d) or css(d, "#hand-over:not([hidden])"))
+            ),
+            60,
+        )
     assert turns >= 1
     log = [e.text for e in css(page, "#log li")]
     assert any(line.startswith("casual (seat 1): ") for line in log), log
@@ -630,8 +721,13 @@ def test_browser_steps_through_a_replay(server, page, tmp_path):
     wait_for(page, lambda d: position(d) == f"move {n} of {n}")
     assert "Game over" in css(page, "#status")[0].text
     choose(page, "replay-seat", "1")
-    wait_for(page, lambda d: css(d, "#hand-area:not([hidden])") and
-             css(d, "#hand-title")[0].get_attribute("textContent") == "random's hand")
+    wait_for(
+        page,
+        lambda d: (
+            css(d, "#hand-area:not([hidden])")
+            and css(d, "#hand-title")[0].get_attribute("textContent") == "random's hand"
+        ),
+    )
 
 
 def test_hostile_bodies_are_answered_400_and_nothing_changes(server):
@@ -645,8 +741,9 @@ def test_hostile_bodies_are_answered_400_and_nothing_changes(server):
         view = new_game(server, seat=0)
     assert view["waiting"] != "you"
     before = game_of(server, view["id"]).version
-    status, answer = call(server, "POST", f"/api/games/{view['id']}/advance",
-                          {"version": before, "face_up": True})
+    status, answer = call(
+        server, "POST", f"/api/games/{view['id']}/advance", {"version": before, "face_up": True}
+    )
     assert status == 403
     assert game_of(server, view["id"]).version == before  # refused: the game did not move
 
@@ -659,8 +756,9 @@ def test_a_records_folder_that_cannot_be_written_is_a_503_naming_no_path(tmp_pat
     try:
         view = new_game(srv, mode="watch", opponents=["random"], flags="target=50")
         while not view.get("waiting") == "over":
-            status, view = call(srv, "POST", f"/api/games/{view['id']}/advance",
-                                {"version": view["version"]})
+            status, view = call(
+                srv, "POST", f"/api/games/{view['id']}/advance", {"version": view["version"]}
+            )
             assert status == 200, view
         status, answer = call(srv, "POST", f"/api/games/{view['id']}/save", {})
         assert status == 503 and "download" in answer["error"]

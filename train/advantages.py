@@ -19,9 +19,16 @@ from __future__ import annotations
 import numpy as np
 
 
-def turn_based_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray,
-                   next_step: np.ndarray, bootstrap: np.ndarray, learner: np.ndarray,
-                   gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+def turn_based_gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    dones: np.ndarray,
+    next_step: np.ndarray,
+    bootstrap: np.ndarray,
+    learner: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """(advantages, returns), float32 [T, B], zero where ``learner`` is False.
 
     rewards, values, bootstrap: float [T, B]; dones, learner: bool [T, B];

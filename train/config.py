@@ -35,23 +35,40 @@ from .precision import PRECISIONS
 AT_LEAST_0, AT_LEAST_1, POSITIVE, SHARE = Range(0), Range(1), Range(0, low_open=True), Range(0, 1)
 
 RANGES: dict[str, Range] = {
-    "seed": AT_LEAST_0, "total_steps": AT_LEAST_1, "max_minutes": AT_LEAST_0,
-    "num_envs": AT_LEAST_1, "num_steps": AT_LEAST_1, "learning_rate": POSITIVE,
-    "gamma": SHARE, "gae_lambda": SHARE, "num_minibatches": AT_LEAST_1,
-    "update_epochs": AT_LEAST_1, "clip_coef": POSITIVE, "ent_coef": AT_LEAST_0,
-    "vf_coef": AT_LEAST_0, "max_grad_norm": POSITIVE, "target_kl": AT_LEAST_0,
-    "self_play": SHARE, "snapshot_every": AT_LEAST_0, "max_snapshots": AT_LEAST_1,
-    "eval_every": AT_LEAST_0, "eval_games": AT_LEAST_1, "eval_workers": AT_LEAST_1,
+    "seed": AT_LEAST_0,
+    "total_steps": AT_LEAST_1,
+    "max_minutes": AT_LEAST_0,
+    "num_envs": AT_LEAST_1,
+    "num_steps": AT_LEAST_1,
+    "learning_rate": POSITIVE,
+    "gamma": SHARE,
+    "gae_lambda": SHARE,
+    "num_minibatches": AT_LEAST_1,
+    "update_epochs": AT_LEAST_1,
+    "clip_coef": POSITIVE,
+    "ent_coef": AT_LEAST_0,
+    "vf_coef": AT_LEAST_0,
+    "max_grad_norm": POSITIVE,
+    "target_kl": AT_LEAST_0,
+    "self_play": SHARE,
+    "snapshot_every": AT_LEAST_0,
+    "max_snapshots": AT_LEAST_1,
+    "eval_every": AT_LEAST_0,
+    "eval_games": AT_LEAST_1,
+    "eval_workers": AT_LEAST_1,
     "checkpoint_every": AT_LEAST_1,
-    "keep_checkpoints": AT_LEAST_0, "torch_threads": AT_LEAST_0,
+    "keep_checkpoints": AT_LEAST_0,
+    "torch_threads": AT_LEAST_0,
 }
 """Allowed range of each numeric ``TrainConfig`` field."""
 
-CHOICES: dict[str, tuple[str, ...]] = {"reward": tuple(REWARDS),
-                                       "device": ("auto", "cpu", "cuda"),
-                                       "precision": PRECISIONS,
-                                       "init_rules": ("same", "any"),
-                                       "critic": ("shared", "oracle")}
+CHOICES: dict[str, tuple[str, ...]] = {
+    "reward": tuple(REWARDS),
+    "device": ("auto", "cpu", "cuda"),
+    "precision": PRECISIONS,
+    "init_rules": ("same", "any"),
+    "critic": ("shared", "oracle"),
+}
 """Allowed values of the ``TrainConfig`` fields that take a name (``arch`` and
 ``arch_kwargs`` are checked by building the network)."""
 
@@ -182,7 +199,7 @@ class TrainConfig:
     @property
     def num_updates(self) -> int:
         """Updates of the run: ``total_steps`` in whole rollouts, rounded down (at least one;
-    ``rummy500 train`` says so when this changes the budget)."""
+        ``rummy500 train`` says so when this changes the budget)."""
         return max(1, self.total_steps // self.batch_per_update)
 
     @property
@@ -196,11 +213,28 @@ class TrainConfig:
 
 
 RLLIB_RANGES: dict[str, Range] = {
-    **{key: RANGES[key] for key in ("seed", "max_minutes", "num_envs", "learning_rate", "gamma",
-                                    "gae_lambda", "num_minibatches", "update_epochs",
-                                    "ent_coef", "self_play", "eval_every", "eval_games")},
-    "iterations": AT_LEAST_1, "snapshot_every": AT_LEAST_1, "num_env_runners": AT_LEAST_0,
-    "num_learners": AT_LEAST_0, "num_gpus_per_learner": AT_LEAST_0,
+    **{
+        key: RANGES[key]
+        for key in (
+            "seed",
+            "max_minutes",
+            "num_envs",
+            "learning_rate",
+            "gamma",
+            "gae_lambda",
+            "num_minibatches",
+            "update_epochs",
+            "ent_coef",
+            "self_play",
+            "eval_every",
+            "eval_games",
+        )
+    },
+    "iterations": AT_LEAST_1,
+    "snapshot_every": AT_LEAST_1,
+    "num_env_runners": AT_LEAST_0,
+    "num_learners": AT_LEAST_0,
+    "num_gpus_per_learner": AT_LEAST_0,
     "train_batch_size": AT_LEAST_1,
 }
 """Allowed range of each numeric ``RLlibConfig`` field (the built-in trainer's where shared)."""
@@ -278,8 +312,10 @@ class RLlibConfig:
         check_agent_names([*self.opponents, *self.eval_opponents])
         check_network(self.arch, self.arch_kwargs, self.game_rules)
         if self.num_minibatches > self.train_batch_size:
-            raise ConfigError(f"config: num_minibatches={self.num_minibatches} is more than "
-                              f"train_batch_size={self.train_batch_size} samples")
+            raise ConfigError(
+                f"config: num_minibatches={self.num_minibatches} is more than "
+                f"train_batch_size={self.train_batch_size} samples"
+            )
         try:
             fixed_tables(self.self_play, len(self.opponents), self.num_envs)
         except ValueError as e:
@@ -334,8 +370,10 @@ def recipe_path(recipe: str | Path) -> Path:
     if path.exists():
         raise ConfigError(f"config: cannot read {recipe}: it is not a file")
     hint = f"; the packaged one is --config {packaged.stem}" if packaged.is_file() else ""
-    raise ConfigError(f"config: cannot read {recipe}: no such file{hint} "
-                      f"(packaged recipes: {', '.join(recipe_names())})")
+    raise ConfigError(
+        f"config: cannot read {recipe}: no such file{hint} "
+        f"(packaged recipes: {', '.join(recipe_names())})"
+    )
 
 
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
@@ -363,15 +401,19 @@ def parse_override_texts(pairs: list[str]) -> dict[str, Any]:
         try:
             out.update(parse_overrides([pair]))
         except yaml.YAMLError as e:
-            raise ConfigError(f"config: override {pair!r} is not valid YAML: "
-                              f"{getattr(e, 'problem', None) or e}") from None
+            raise ConfigError(
+                f"config: override {pair!r} is not valid YAML: {getattr(e, 'problem', None) or e}"
+            ) from None
         except ValueError as e:
             raise ConfigError(f"config: {e}") from None
     return out
 
 
-def config_data(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None,
-                base: dict[str, Any] | None = None) -> dict[str, Any]:
+def config_data(
+    path: str | Path | None,
+    overrides: list[str] | dict[str, Any] | None = None,
+    base: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The raw settings: ``base``, then the YAML file, then overrides (``key=value`` texts or
     a dict; ``rules.FLAG`` sets one flag of the rules)."""
     data: dict[str, Any] = dict(base or {})
@@ -381,14 +423,18 @@ def config_data(path: str | Path | None, overrides: list[str] | dict[str, Any] |
         overrides = parse_override_texts(overrides or [])
     for key, value in overrides.items():
         if key.startswith("rules.") and isinstance(data.get("rules", {}), dict):
-            data["rules"] = {**data.get("rules", {}), key[len("rules."):]: value}
+            data["rules"] = {**data.get("rules", {}), key[len("rules.") :]: value}
         else:
             data[key] = value
     return data
 
 
-def load_config(path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None,
-                base: dict[str, Any] | None = None, cls: type = TrainConfig):
+def load_config(
+    path: str | Path | None,
+    overrides: list[str] | dict[str, Any] | None = None,
+    base: dict[str, Any] | None = None,
+    cls: type = TrainConfig,
+):
     """A checked ``cls`` config (``TrainConfig`` or ``RLlibConfig``) from ``config_data``;
     a key of the other backend, or an unknown key, is a ConfigError naming it."""
     data = config_data(path, overrides, base)
@@ -401,11 +447,16 @@ def check_keys(data: dict[str, Any], cls: type) -> None:
     backend uses it, else listing the known keys."""
     known = {f.name for f in dataclasses.fields(cls)}
     for key in sorted(set(data) - known):
-        users = [name for name, other in BACKENDS.items()
-                 if key in {f.name for f in dataclasses.fields(other)}]
+        users = [
+            name
+            for name, other in BACKENDS.items()
+            if key in {f.name for f in dataclasses.fields(other)}
+        ]
         if users:
-            raise ConfigError(f"config: {key} is a setting of the {users[0]} backend; "
-                              f"--backend {cls.backend} does not use it")
+            raise ConfigError(
+                f"config: {key} is a setting of the {users[0]} backend; "
+                f"--backend {cls.backend} does not use it"
+            )
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"config: unknown key(s) {unknown}; known keys: {sorted(known)}")

@@ -56,13 +56,13 @@ def _type_name(kind: Any) -> str:
     origin = typing.get_origin(kind)
     if origin is list:
         (item,) = typing.get_args(kind)
-        plural = {bool: "true/false values", int: "whole numbers", float: "numbers",
-                  str: "texts"}
+        plural = {bool: "true/false values", int: "whole numbers", float: "numbers", str: "texts"}
         return f"a list of {plural.get(item, str(item))}"
     if origin is dict:
         return "a mapping {key: value, ...}"
-    return {bool: "true or false", int: "a whole number", float: "a number",
-            str: "text"}.get(kind, str(kind))
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
+        kind, str(kind)
+    )
 
 
 def _checked(name: str, value: Any, kind: Any) -> Any:
@@ -86,8 +86,7 @@ def _checked(name: str, value: Any, kind: Any) -> Any:
     elif kind is float:
         if isinstance(value, str) and _YAML_TEXT_NUMBER.fullmatch(value):
             value = float(value)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.isfinite(value):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             return float(value)
     elif kind is str:
         if isinstance(value, str):
@@ -97,8 +96,9 @@ def _checked(name: str, value: Any, kind: Any) -> Any:
     raise ConfigError(f"config: {name}={value!r} is not allowed; allowed: {_type_name(kind)}")
 
 
-def check_fields(config: Any, ranges: dict[str, Range],
-                 choices: dict[str, tuple[str, ...]]) -> None:
+def check_fields(
+    config: Any, ranges: dict[str, Range], choices: dict[str, tuple[str, ...]]
+) -> None:
     """Check every field of the dataclass ``config`` (normalising it in place: int -> float,
     text -> [text]); raise a ConfigError naming the first bad key."""
     hints = typing.get_type_hints(type(config))
@@ -107,11 +107,14 @@ def check_fields(config: Any, ranges: dict[str, Range],
         setattr(config, f.name, value)
         numbers = value if isinstance(value, list) else [value]
         if f.name in ranges and not all(ranges[f.name].allows(v) for v in numbers):
-            raise ConfigError(f"config: {f.name}={value!r} is not allowed; allowed: "
-                              f"{_type_name(hints[f.name])} {ranges[f.name]}")
+            raise ConfigError(
+                f"config: {f.name}={value!r} is not allowed; allowed: "
+                f"{_type_name(hints[f.name])} {ranges[f.name]}"
+            )
         if f.name in choices and value not in choices[f.name]:
-            raise ConfigError(f"config: {f.name}={value!r} is not allowed; allowed: "
-                              f"{', '.join(choices[f.name])}")
+            raise ConfigError(
+                f"config: {f.name}={value!r} is not allowed; allowed: {', '.join(choices[f.name])}"
+            )
 
 
 def check_network(arch: str, arch_kwargs: dict[str, Any], rules: Any) -> None:
@@ -128,11 +131,13 @@ def check_network(arch: str, arch_kwargs: dict[str, Any], rules: Any) -> None:
     allowed = [p for p in inspect.signature(network.__init__).parameters if p not in positional]
     unknown = sorted(set(arch_kwargs) - set(allowed))
     if unknown:
-        raise ConfigError(f"config: arch_kwargs has unknown key(s) {unknown} for arch={arch}; "
-                          f"allowed: {allowed}")
+        raise ConfigError(
+            f"config: arch_kwargs has unknown key(s) {unknown} for arch={arch}; allowed: {allowed}"
+        )
     try:
         build_policy(arch, rules, *sizes, **arch_kwargs)
     except Exception as e:  # any failure to build is a bad value of the user's
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ConfigError(f"config: arch_kwargs={arch_kwargs!r} cannot build the {arch} "
-                          f"network: {reason}") from None
+        raise ConfigError(
+            f"config: arch_kwargs={arch_kwargs!r} cannot build the {arch} network: {reason}"
+        ) from None

@@ -17,9 +17,15 @@ from rummy500.eval.shards import Workers
 from rummy_env.core import Rules
 
 
-def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games: int,
-             seed: int, device: str | torch.device = "cpu",
-             workers: int = 1) -> dict[str, dict[str, float]]:
+def evaluate(
+    rules: Rules,
+    policy: torch.nn.Module,
+    opponents: list[str],
+    games: int,
+    seed: int,
+    device: str | torch.device = "cpu",
+    workers: int = 1,
+) -> dict[str, dict[str, float]]:
     """{opponent: {"win_rate", "win_lo", "win_hi", "points_per_hand", "games"}}; each match
     played by ``workers`` processes (a copy of the learner in each), or in this process."""
     learner = TorchAgent(policy, rules, name="learner", greedy=True, device=device, seed=seed)
@@ -28,15 +34,25 @@ def evaluate(rules: Rules, policy: torch.nn.Module, opponents: list[str], games:
     policy.eval()
     for name in opponents:
         opponent = make_agent(name, rules, seed)
-        result = play_match(rules, [learner, opponent], games, seed=seed, duplicate=True,
-                            batch_size=min(512, max(games, 2)), progress=False,
-                            specs=[None, name], workers=Workers(workers))
+        result = play_match(
+            rules,
+            [learner, opponent],
+            games,
+            seed=seed,
+            duplicate=True,
+            batch_size=min(512, max(games, 2)),
+            progress=False,
+            specs=[None, name],
+            workers=Workers(workers),
+        )
         result.raise_if_stopped("the training's evaluation")
         mine = result.lineups == 0  # [G, P] seats the learner held
         points = (result.totals * mine).sum()
         rate, _ = win_rate_by_deal(result, 0)
         out[name] = {
-            "win_rate": rate.value, "win_lo": rate.lo, "win_hi": rate.hi,
+            "win_rate": rate.value,
+            "win_lo": rate.lo,
+            "win_hi": rate.hi,
             "points_per_hand": float(points / max(1, result.hands.sum())),
             "games": float(result.n_games),
         }

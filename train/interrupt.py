@@ -34,8 +34,12 @@ class StopOnSignal:
         if self.signal_number is not None:
             raise KeyboardInterrupt
         self.signal_number = number
-        print(f"\n{signal.Signals(number).name}: stopping after this update and saving "
-              "last.pt (send it again to stop at once)", file=sys.stderr, flush=True)
+        print(
+            f"\n{signal.Signals(number).name}: stopping after this update and saving "
+            "last.pt (send it again to stop at once)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def __enter__(self) -> StopOnSignal:
         for number in STOP_SIGNALS:

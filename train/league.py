@@ -52,8 +52,10 @@ def fixed_tables(self_play: float, members: int, num_envs: int) -> np.ndarray:
     if not sides:
         raise ValueError("opponents: name at least one, or set self_play above 0")
     if num_envs < len(sides):
-        raise ValueError(f"num_envs={num_envs} is fewer than the {len(sides)} sides of the "
-                         "league (the learner's copy and each opponent); each needs a game")
+        raise ValueError(
+            f"num_envs={num_envs} is fewer than the {len(sides)} sides of the "
+            "league (the learner's copy and each opponent); each needs a game"
+        )
     exact = {side: share / sum(sides.values()) * num_envs for side, share in sides.items()}
     sizes = {side: max(1, int(value)) for side, value in exact.items()}
     by_remainder = sorted(sides, key=lambda side: exact[side] - sizes[side], reverse=True)
@@ -64,8 +66,9 @@ def fixed_tables(self_play: float, members: int, num_envs: int) -> np.ndarray:
     return np.repeat(np.array(list(sizes), np.int64), list(sizes.values()))
 
 
-def around_learner(seats: np.ndarray, self_play: np.ndarray,
-                   learner_seat: np.ndarray) -> np.ndarray:
+def around_learner(
+    seats: np.ndarray, self_play: np.ndarray, learner_seat: np.ndarray
+) -> np.ndarray:
     """int [n, P]: the members ``seats`` with SELF in each game's ``learner_seat`` and in
     every seat of the self-play games (``self_play`` bool [n])."""
     learner = np.arange(seats.shape[1]) == learner_seat[:, None]
@@ -105,8 +108,9 @@ class League:
         members = rng.choice(len(self.agents), size=n, p=self.weights())
         return np.where(rng.random(n) < self.self_play, SELF, members)
 
-    def draw_tables(self, n: int, players: int, rng: np.random.Generator,
-                    mixed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def draw_tables(
+        self, n: int, players: int, rng: np.random.Generator, mixed: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(tables int [n, P], learner seats int [n]) of n new games: SELF in every seat
         of a self-play game, else SELF in the learner's seat and members in the others,
         one member in all of them or (``mixed``) one drawn for each seat."""
@@ -133,8 +137,14 @@ class SeatControl:
     """Per-game seating (who holds each seat, the learner's seat) and each seat's pending
     decision."""
 
-    def __init__(self, league: League, num_envs: int, players: int,
-                 rng: np.random.Generator, mixed: bool = False) -> None:
+    def __init__(
+        self,
+        league: League,
+        num_envs: int,
+        players: int,
+        rng: np.random.Generator,
+        mixed: bool = False,
+    ) -> None:
         self.league, self.players, self.rng, self.mixed = league, players, rng, mixed
         self.member, self.learner_seat = league.draw_tables(num_envs, players, rng, mixed)
         """int [B, P]: SELF or the league member holding each seat; int [B]: the
@@ -170,8 +180,7 @@ class SeatControl:
         step_rewards[self.pending[g, s], g] += rewards[g, s]
         self.episode_return += rewards * learner
 
-    def finish(self, games: np.ndarray, winner: np.ndarray,
-               dones: np.ndarray) -> np.ndarray:
+    def finish(self, games: np.ndarray, winner: np.ndarray, dones: np.ndarray) -> np.ndarray:
         """Games ``games`` ended (``winner`` seats): close their chains in ``dones`` [T, B],
         tell the league, reseat them. Returns the learner seats' episode returns."""
         learner = self.learner_seats()[games]
@@ -183,15 +192,17 @@ class SeatControl:
         self.pending[games] = -1
         self.episode_return[games] = 0.0
         self.member[games], self.learner_seat[games] = self.league.draw_tables(
-            games.size, self.players, self.rng, self.mixed)
+            games.size, self.players, self.rng, self.mixed
+        )
         return returns
 
     def seat_members(self, member: np.ndarray) -> None:
         """Put back each game's one league member ``member`` [B] (SELF: self-play), as
         checkpoints held it before tables were seated seat by seat, around the learner
         seats already set."""
-        self.member[:] = around_learner(np.repeat(member[:, None], self.players, axis=1),
-                                        member == SELF, self.learner_seat)
+        self.member[:] = around_learner(
+            np.repeat(member[:, None], self.players, axis=1), member == SELF, self.learner_seat
+        )
 
     def open_chains(self) -> tuple[np.ndarray, np.ndarray]:
         """(games, seats) whose chain is still pending (to bootstrap)."""

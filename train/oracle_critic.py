@@ -39,8 +39,9 @@ def hidden_cards(rules: Rules, state: State, seats: np.ndarray, rows: np.ndarray
     cards = state.stock[rows].astype(np.int64)
     in_stock = np.arange(cards.shape[1]) < size[:, None]
     owner = np.repeat(np.arange(n), in_stock.sum(axis=1))
-    stock = np.bincount(owner * N_CARD_IDS + cards[in_stock],
-                        minlength=n * N_CARD_IDS).reshape(n, N_CARD_IDS)
+    stock = np.bincount(owner * N_CARD_IDS + cards[in_stock], minlength=n * N_CARD_IDS).reshape(
+        n, N_CARD_IDS
+    )
     top = np.zeros((n, N_CARD_IDS), np.uint8)
     has = np.flatnonzero(size > 0)
     top[has, cards[has, size[has] - 1]] = 1

@@ -47,8 +47,10 @@ def read_scalars(run_dir: str | Path) -> dict[str, list[tuple[int, float, float]
 
     events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     events.Reload()
-    return {tag: [(e.step, e.value, e.wall_time) for e in events.Scalars(tag)]
-            for tag in events.Tags()["scalars"]}
+    return {
+        tag: [(e.step, e.value, e.wall_time) for e in events.Scalars(tag)]
+        for tag in events.Tags()["scalars"]
+    }
 
 
 def smooth(values: np.ndarray, weight: float = 0.9) -> np.ndarray:
@@ -106,7 +108,7 @@ def _draw_win_rates(top, scalars: dict, win_tags: list[str]) -> None:
     for tag in win_tags:
         steps, rate, wall = _series(scalars, tag)
         label = tag.split("/")[1].replace("vs_", "vs ")
-        line, = top.plot(steps, rate, marker="o", ms=3, label=label)
+        (line,) = top.plot(steps, rate, marker="o", ms=3, label=label)
         base = tag[: -len("win_rate")]
         if base + "win_lo" in scalars and base + "win_hi" in scalars:
             _, lo, _ = _series(scalars, base + "win_lo")
@@ -114,8 +116,12 @@ def _draw_win_rates(top, scalars: dict, win_tags: list[str]) -> None:
             if lo.size == steps.size:
                 top.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
     top.axhline(0.5, color="grey", lw=0.8, ls="--")
-    top.set(title="learner win rate, duplicate games (band: 95% interval)",
-            xlabel="agent steps", ylabel="win rate", ylim=(0, 1.02))
+    top.set(
+        title="learner win rate, duplicate games (band: 95% interval)",
+        xlabel="agent steps",
+        ylabel="win rate",
+        ylim=(0, 1.02),
+    )
     top.legend(loc="lower right", ncol=min(4, len(win_tags)), fontsize=9)
 
 
@@ -124,11 +130,20 @@ def _draw_returns(top, scalars: dict) -> None:
     for tag in RETURN_TAGS:
         if tag in scalars:
             steps, values, _ = _series(scalars, tag)
-            raw, = top.plot(steps, values, alpha=0.25, lw=0.8)
-            top.plot(steps, smooth(values), color=raw.get_color(), lw=1.6,
-                     label=tag.split("/")[1].replace("_", " "))
-    top.set(title="learner return (no evaluation yet: they come every eval_every updates "
-            "and at the end)", xlabel="agent steps", ylabel="return")
+            (raw,) = top.plot(steps, values, alpha=0.25, lw=0.8)
+            top.plot(
+                steps,
+                smooth(values),
+                color=raw.get_color(),
+                lw=1.6,
+                label=tag.split("/")[1].replace("_", " "),
+            )
+    top.set(
+        title="learner return (no evaluation yet: they come every eval_every updates "
+        "and at the end)",
+        xlabel="agent steps",
+        ylabel="return",
+    )
     if top.get_legend_handles_labels()[0]:
         top.legend(loc="lower right", fontsize=9)
 
@@ -163,9 +178,13 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
     first = min(w for events in scalars.values() for _, _, w in events)
     minutes = running_minutes(np.concatenate([[first], wall]), resume_times(run_dir))[1:]
     if at.size > 1 and np.all(np.diff(at) > 0) and np.all(np.diff(minutes) > 0):
-        top.secondary_xaxis("top", functions=(lambda s: interp_extended(s, at, minutes),
-                                              lambda m: interp_extended(m, minutes, at))
-                            ).set_xlabel("wall-clock minutes")
+        top.secondary_xaxis(
+            "top",
+            functions=(
+                lambda s: interp_extended(s, at, minutes),
+                lambda m: interp_extended(m, minutes, at),
+            ),
+        ).set_xlabel("wall-clock minutes")
     for k, (tag, title, scale) in enumerate(panels):
         ax = fig.add_subplot(grid[1 + k // cols, k % cols])
         extra = ["losses/old_approx_kl"] if tag == "losses/approx_kl" else []
@@ -175,9 +194,8 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
             steps, values, _ = _series(scalars, t)
             if scale == "log":
                 values = np.maximum(np.abs(values), 1e-12)
-            raw, = ax.plot(steps, values, alpha=0.25, lw=0.8)
-            ax.plot(steps, smooth(values), color=raw.get_color(), lw=1.6,
-                    label=t.split("/")[1])
+            (raw,) = ax.plot(steps, values, alpha=0.25, lw=0.8)
+            ax.plot(steps, smooth(values), color=raw.get_color(), lw=1.6, label=t.split("/")[1])
         ax.set(title=title, xlabel="agent steps", yscale=scale)
         if extra:
             ax.legend(fontsize=8, loc="upper right")
@@ -188,11 +206,13 @@ def plot_learning_curves(run_dir: str | Path, out: str | Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rummy500.train.plots",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m rummy500.train.plots", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("run_dir", help="a run folder under runs/")
-    parser.add_argument("--out", help="PNG to write (default: learning_curves.png in the run "
-                        "folder)")
+    parser.add_argument(
+        "--out", help="PNG to write (default: learning_curves.png in the run folder)"
+    )
     args = parser.parse_args(argv)
     out = args.out or Path(args.run_dir) / "learning_curves.png"
     try:

@@ -95,8 +95,10 @@ def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("config: device=cuda is not available: torch sees no CUDA device; "
-                          "allowed here: auto, cpu")
+        raise ConfigError(
+            "config: device=cuda is not available: torch sees no CUDA device; "
+            "allowed here: auto, cpu"
+        )
     return torch.device(name)
 
 
@@ -105,8 +107,16 @@ class Rollout:
     Observations are kept compact (uint8 codes and float32 numbers, a quarter of the
     bytes) and widened per minibatch (agents/widen.py)."""
 
-    def __init__(self, t: int, b: int, obs_dim: int, number_dim: int, n_actions: int,
-                 device: torch.device, hidden_dim: int = 0):
+    def __init__(
+        self,
+        t: int,
+        b: int,
+        obs_dim: int,
+        number_dim: int,
+        n_actions: int,
+        device: torch.device,
+        hidden_dim: int = 0,
+    ):
         self.codes = torch.zeros((t, b, obs_dim), dtype=torch.uint8, device=device)
         self.hidden = torch.zeros((t, b, hidden_dim), dtype=torch.uint8, device=device)
         """The oracle critic's view of each decision (train/oracle_critic.py); width 0
@@ -136,10 +146,15 @@ class TrainingDiverged(RuntimeError):
 
     def __init__(self, what: str, run_dir: Path) -> None:
         last = run_dir / "last.pt"
-        kept = (f"{last} keeps the last good update" if last.exists()
-                else "no checkpoint had been written yet")
-        super().__init__(f"training diverged: {what}; nothing was written, {kept} (a smaller "
-                         "learning_rate may help)")
+        kept = (
+            f"{last} keeps the last good update"
+            if last.exists()
+            else "no checkpoint had been written yet"
+        )
+        super().__init__(
+            f"training diverged: {what}; nothing was written, {kept} (a smaller "
+            "learning_rate may help)"
+        )
 
 
 @dataclass
@@ -168,52 +183,76 @@ class Run:
     lock: Any = None
     """The run folder's lock (train/run_folder.py), held while the run lives."""
 
-    def frozen_member(self, name: str, weights: dict[str, torch.Tensor],
-                      seed: int) -> TorchAgent:
+    def frozen_member(self, name: str, weights: dict[str, torch.Tensor], seed: int) -> TorchAgent:
         """A league member playing a frozen copy of the learner with ``weights``."""
         frozen = new_network(self.cfg, self.rules, self.env, self.device)
         frozen.load_state_dict(weights)
         return TorchAgent(frozen.eval(), self.rules, name, device=self.device, seed=seed)
 
-    def values(self, obs: torch.Tensor, seats: np.ndarray, rows: np.ndarray,
-               policy_values: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def values(
+        self,
+        obs: torch.Tensor,
+        seats: np.ndarray,
+        rows: np.ndarray,
+        policy_values: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """(values [n], the oracle's view uint8 [n, H]) of seat ``seats[i]``'s decision in
         game ``rows[i]``, ``obs`` its observations: the oracle critic's where the run has
         one, else ``policy_values`` (or the policy's value head)."""
         if self.critic is None:
             values = self.policy.get_value(obs) if policy_values is None else policy_values
             return values, torch.zeros((rows.size, 0), dtype=torch.uint8, device=self.device)
-        hidden = torch.as_tensor(hidden_cards(self.rules, self.env.state, seats, rows),
-                                 device=self.device)
+        hidden = torch.as_tensor(
+            hidden_cards(self.rules, self.env.state, seats, rows), device=self.device
+        )
         return self.critic(obs, hidden), hidden
 
     def save(self, path: Path, update: int) -> None:
         """A checkpoint of the weights and of all a resumed run needs to go on as this one;
         ``TrainingDiverged`` instead when a weight is not finite, so no checkpoint ever
         holds one."""
-        weights = {**self.policy.state_dict(), **({} if self.critic is None else {
-            f"critic.{k}": w for k, w in self.critic.state_dict().items()})}
-        broken = [name for name, w in weights.items()
-                  if w.is_floating_point() and not torch.isfinite(w).all()]
+        weights = {
+            **self.policy.state_dict(),
+            **(
+                {}
+                if self.critic is None
+                else {f"critic.{k}": w for k, w in self.critic.state_dict().items()}
+            ),
+        }
+        broken = [
+            name
+            for name, w in weights.items()
+            if w.is_floating_point() and not torch.isfinite(w).all()
+        ]
         if broken:
-            raise TrainingDiverged(f"weights {broken[0]} are not finite at step "
-                                   f"{self.global_step:,}", self.run_dir)
-        save_checkpoint(path, self.policy, arch=self.cfg.arch, arch_kwargs=self.cfg.arch_kwargs,
-                        rules=self.rules, config=self.cfg.to_dict(),
-                        global_step=self.global_step,
-                        extra={"optimizer": self.optimizer.state_dict(), "update": update,
-                               "best_score": self.best_score,
-                               "critic": None if self.critic is None
-                               else self.critic.state_dict(),
-                               "run_state": capture(self.league, self.seating,
-                                                              self.env, self.rng, self.device)})
+            raise TrainingDiverged(
+                f"weights {broken[0]} are not finite at step {self.global_step:,}", self.run_dir
+            )
+        save_checkpoint(
+            path,
+            self.policy,
+            arch=self.cfg.arch,
+            arch_kwargs=self.cfg.arch_kwargs,
+            rules=self.rules,
+            config=self.cfg.to_dict(),
+            global_step=self.global_step,
+            extra={
+                "optimizer": self.optimizer.state_dict(),
+                "update": update,
+                "best_score": self.best_score,
+                "critic": None if self.critic is None else self.critic.state_dict(),
+                "run_state": capture(self.league, self.seating, self.env, self.rng, self.device),
+            },
+        )
 
 
-def new_network(cfg: TrainConfig, rules: Rules, env: RummyVectorEnv,
-                device: torch.device) -> nn.Module:
+def new_network(
+    cfg: TrainConfig, rules: Rules, env: RummyVectorEnv, device: torch.device
+) -> nn.Module:
     """A freshly initialised network of the config's architecture, on ``device``."""
-    return build_policy(cfg.arch, rules, env.observation_size, env.num_actions,
-                        **cfg.arch_kwargs).to(device)
+    return build_policy(
+        cfg.arch, rules, env.observation_size, env.num_actions, **cfg.arch_kwargs
+    ).to(device)
 
 
 def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
@@ -223,15 +262,20 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     precision = resolved_precision(cfg.precision, device)
     run_dir, payload, lock = open_run(resume, cfg) if resume is not None else (None, None, None)
     rules = cfg.game_rules
-    warm_start = None if payload is not None else initial_weights(cfg.init_from, rules,
-                                                                  cfg.arch, cfg.arch_kwargs,
-                                                                  cfg.init_rules == "any")
+    warm_start = (
+        None
+        if payload is not None
+        else initial_weights(
+            cfg.init_from, rules, cfg.arch, cfg.arch_kwargs, cfg.init_rules == "any"
+        )
+    )
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
-    env = RummyVectorEnv(rules, cfg.num_envs, seed=cfg.seed, reward=cfg.reward, episode="game",
-                         compact=True)
+    env = RummyVectorEnv(
+        rules, cfg.num_envs, seed=cfg.seed, reward=cfg.reward, episode="game", compact=True
+    )
     policy = new_network(cfg, rules, env, device)
     if warm_start is not None:
         policy.load_state_dict(warm_start)
@@ -245,8 +289,24 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
         league.add(name, make_agent(name, rules, cfg.seed))
     obs, mask, seat = env.reset(seed=cfg.seed)
     seating = SeatControl(league, cfg.num_envs, rules.players, rng, mixed=cfg.mixed_tables)
-    run = Run(cfg, rules, device, precision, run_dir, env, policy, optimizer, league, seating,
-              rng, obs, mask, seat, critic=critic, lock=lock)
+    run = Run(
+        cfg,
+        rules,
+        device,
+        precision,
+        run_dir,
+        env,
+        policy,
+        optimizer,
+        league,
+        seating,
+        rng,
+        obs,
+        mask,
+        seat,
+        critic=critic,
+        lock=lock,
+    )
     if payload is None:
         run.run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
         run.lock = lock_run(run.run_dir)
@@ -258,9 +318,15 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     run.global_step = int(payload["global_step"])
     run.best_score = float(payload["extra"]["best_score"])
     run.obs, run.mask, run.seat = restore(
-        payload["extra"]["run_state"], league, seating, env, rng, device,
+        payload["extra"]["run_state"],
+        league,
+        seating,
+        env,
+        rng,
+        device,
         snapshot=lambda name, weights: run.frozen_member(name, weights, cfg.seed),
-        heuristic=lambda name: make_agent(name, rules, cfg.seed))
+        heuristic=lambda name: make_agent(name, rules, cfg.seed),
+    )
     return run
 
 
@@ -275,18 +341,31 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     first_update = run.global_step // cfg.batch_per_update + 1  # a resumed run ends on time
     writer = SummaryWriter(str(run.run_dir), purge_step=run.global_step if resume else None)
     if resume is None:
-        settings = {**cfg.to_dict(), "precision": f"{cfg.precision} ({run.precision} on "
-                                                  f"{run.device})"}
+        settings = {
+            **cfg.to_dict(),
+            "precision": f"{cfg.precision} ({run.precision} on {run.device})",
+        }
         table = "\n".join(f"|{k}|{v}|" for k, v in settings.items())
         writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
-    buf = Rollout(cfg.num_steps, cfg.num_envs, run.env.observation_size,
-                  run.obs.numbers.shape[1], run.env.num_actions, run.device,
-                  0 if run.critic is None else hidden_size(run.rules))
+    buf = Rollout(
+        cfg.num_steps,
+        cfg.num_envs,
+        run.env.observation_size,
+        run.obs.numbers.shape[1],
+        run.env.num_actions,
+        run.device,
+        0 if run.critic is None else hidden_size(run.rules),
+    )
     clock = StageTimer()
     last_eval: dict[str, dict[str, float]] = {}
     start_time, start_step = time.time(), run.global_step
-    bar = tqdm(total=cfg.planned_steps, initial=run.global_step, unit="step",
-               disable=not cfg.progress, dynamic_ncols=True)
+    bar = tqdm(
+        total=cfg.planned_steps,
+        initial=run.global_step,
+        unit="step",
+        disable=not cfg.progress,
+        dynamic_ncols=True,
+    )
     update, games_finished, eval_step = first_update - 1, 0, -1
     with StopOnSignal() as stop, writer, bar:
         for update in range(first_update, cfg.num_updates + 1):
@@ -304,8 +383,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
 
             # -------------------------------------------------------------- logging
             sps = (run.global_step - start_step) / max(1e-9, time.time() - start_time)
-            writer.add_scalar("charts/learning_rate", run.optimizer.param_groups[0]["lr"],
-                              run.global_step)
+            writer.add_scalar(
+                "charts/learning_rate", run.optimizer.param_groups[0]["lr"], run.global_step
+            )
             writer.add_scalar("charts/SPS", sps, run.global_step)
             for name, value in stats.items():
                 writer.add_scalar(name, value, run.global_step)
@@ -319,8 +399,11 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             # -------------------------------------------------- evaluation and checkpoints
             if cfg.snapshot_every and update % cfg.snapshot_every == 0:
                 snapshot = f"snapshot_{update}"
-                run.league.add(snapshot, run.frozen_member(snapshot, run.policy.state_dict(),
-                                                           cfg.seed + update), is_snapshot=True)
+                run.league.add(
+                    snapshot,
+                    run.frozen_member(snapshot, run.policy.state_dict(), cfg.seed + update),
+                    is_snapshot=True,
+                )
             out_of_time = cfg.max_minutes and time.time() - start_time > 60 * cfg.max_minutes
             stopping = stop.requested or bool(out_of_time)
             final = stopping or update == cfg.num_updates
@@ -329,17 +412,19 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
             periodic = cfg.eval_every and update % cfg.eval_every == 0
             if cfg.eval_opponents and (final or periodic):
                 if final:
-                    bar.set_postfix_str("closing evaluation against "
-                                        + ", ".join(cfg.eval_opponents))
+                    bar.set_postfix_str(
+                        "closing evaluation against " + ", ".join(cfg.eval_opponents)
+                    )
                 with clock("evaluation"):
                     last_eval = evaluate_and_log(run, update, writer)
                 eval_step = run.global_step
             if update % cfg.checkpoint_every == 0 or final:
                 run.save(run.run_dir / "last.pt", update)
-            if cfg.keep_checkpoints and (update % cfg.checkpoint_every == 0
-                                         or update == cfg.num_updates):
+            if cfg.keep_checkpoints and (
+                update % cfg.checkpoint_every == 0 or update == cfg.num_updates
+            ):
                 run.save(run.run_dir / f"step_{run.global_step:012d}.pt", update)
-                for old in sorted(run.run_dir.glob("step_*.pt"))[:-cfg.keep_checkpoints]:
+                for old in sorted(run.run_dir.glob("step_*.pt"))[: -cfg.keep_checkpoints]:
                     old.unlink()
             bar.update(cfg.batch_per_update)
             shown: dict[str, Any] = {"SPS": f"{sps:,.0f}"}
@@ -354,11 +439,20 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
         stop_reason = f"max_minutes={cfg.max_minutes:g} reached"
     else:
         stop_reason = "its steps were done"
-    return TrainResult(run.run_dir, run.global_step, update,
-                       (run.global_step - start_step) / max(1e-9, time.time() - start_time),
-                       last_eval, stop.signal_number, games_finished, stop_reason,
-                       cfg.planned_steps, eval_step, time.time() - start_time,
-                       *draw_curves(run.run_dir))
+    return TrainResult(
+        run.run_dir,
+        run.global_step,
+        update,
+        (run.global_step - start_step) / max(1e-9, time.time() - start_time),
+        last_eval,
+        stop.signal_number,
+        games_finished,
+        stop_reason,
+        cfg.planned_steps,
+        eval_step,
+        time.time() - start_time,
+        *draw_curves(run.run_dir),
+    )
 
 
 def evaluate_and_log(run: Run, update: int, writer: Any) -> dict[str, dict[str, float]]:
@@ -366,9 +460,15 @@ def evaluate_and_log(run: Run, update: int, writer: Any) -> dict[str, dict[str, 
     results under ``eval/vs_<name>/`` and keep ``best.pt`` when the mean win rate is the
     best so far."""
     cfg = run.cfg
-    results = evaluate(run.rules, run.policy, cfg.eval_opponents, cfg.eval_games,
-                       seed=cfg.seed + 10_000 + update, device=run.device,
-                       workers=cfg.eval_workers)
+    results = evaluate(
+        run.rules,
+        run.policy,
+        cfg.eval_opponents,
+        cfg.eval_games,
+        seed=cfg.seed + 10_000 + update,
+        device=run.device,
+        workers=cfg.eval_workers,
+    )
     for opponent, result in results.items():
         for key, value in result.items():
             writer.add_scalar(f"eval/vs_{opponent}/{key}", value, run.global_step)
@@ -444,8 +544,9 @@ def collect_rollout(run: Run, buf: Rollout, clock: StageTimer, writer: Any) -> i
         if finished.size:
             returns = seating.finish(finished, info["episode"]["winner"], buf.dones)
             writer.add_scalar("charts/episodic_return", float(returns.mean()), run.global_step)
-            writer.add_scalar("charts/episodic_length",
-                              float(info["episode"]["length"].mean()), run.global_step)
+            writer.add_scalar(
+                "charts/episodic_length", float(info["episode"]["length"].mean()), run.global_step
+            )
     return finished_games
 
 
@@ -458,12 +559,21 @@ def bootstrap_and_gae(run: Run, buf: Rollout) -> tuple[np.ndarray, np.ndarray]:
             obs = torch.as_tensor(run.env.observations(s, g), device=run.device)
             boot, _ = run.values(obs, s, g)
         buf.bootstrap[run.seating.pending[g, s], g] = boot.cpu().numpy()
-    return turn_based_gae(buf.rewards, buf.values, buf.dones, buf.next_step, buf.bootstrap,
-                          buf.learner, run.cfg.gamma, run.cfg.gae_lambda)
+    return turn_based_gae(
+        buf.rewards,
+        buf.values,
+        buf.dones,
+        buf.next_step,
+        buf.bootstrap,
+        buf.learner,
+        run.cfg.gamma,
+        run.cfg.gae_lambda,
+    )
 
 
-def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
-               returns: np.ndarray) -> dict[str, float]:
+def ppo_update(
+    run: Run, buf: Rollout, advantages: np.ndarray, returns: np.ndarray
+) -> dict[str, float]:
     """The clipped PPO update on the learner's samples of the rollout; the update's
     ``losses/*`` and ``charts/learner_samples`` (means over its minibatches)."""
     cfg, policy, device = run.cfg, run.policy, run.device
@@ -481,19 +591,30 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
     b_returns = torch.as_tensor(returns[ti, bi], device=device)
     b_values = torch.as_tensor(buf.values[ti, bi], device=device)
     n_samples = ti.size
-    minibatch: dict[str, list[float]] = {k: [] for k in (
-        "policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac",
-        "grad_norm")}
+    minibatch: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "policy_loss",
+            "value_loss",
+            "entropy",
+            "old_approx_kl",
+            "approx_kl",
+            "clipfrac",
+            "grad_norm",
+        )
+    }
     for _epoch in range(cfg.update_epochs):
         order = torch.randperm(n_samples, device=device)
         # Equal minibatches (no tiny remainder batch with a noisy gradient).
         for mb in torch.tensor_split(order, min(cfg.num_minibatches, max(1, n_samples))):
             mb_rows = sample_rows[mb]
-            mb_obs = widen(run.rules, all_codes.index_select(0, mb_rows),
-                           all_numbers.index_select(0, mb_rows))
+            mb_obs = widen(
+                run.rules, all_codes.index_select(0, mb_rows), all_numbers.index_select(0, mb_rows)
+            )
             with network_precision(run.precision, device):
                 _, newlogprob, entropy, newvalue = policy.get_action_and_value(
-                    mb_obs, None, b_actions[mb], legal=b_legal.rows(mb))
+                    mb_obs, None, b_actions[mb], legal=b_legal.rows(mb)
+                )
                 if run.critic is not None:
                     newvalue = run.critic(mb_obs, all_hidden.index_select(0, mb_rows))
             logratio = newlogprob - b_logprobs[mb]
@@ -502,17 +623,24 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
                 minibatch["old_approx_kl"].append((-logratio).mean().item())
                 minibatch["approx_kl"].append(((ratio - 1) - logratio).mean().item())
                 minibatch["clipfrac"].append(
-                    ((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                    ((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item()
+                )
             mb_adv = b_adv[mb]
             if cfg.norm_adv and mb.numel() > 1:
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-            pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(
-                ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            pg_loss = torch.max(
+                -mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)
+            ).mean()
             if cfg.clip_vloss:
-                v_clipped = b_values[mb] + torch.clamp(newvalue - b_values[mb],
-                                                       -cfg.clip_coef, cfg.clip_coef)
-                v_loss = 0.5 * torch.max((newvalue - b_returns[mb]) ** 2,
-                                         (v_clipped - b_returns[mb]) ** 2).mean()
+                v_clipped = b_values[mb] + torch.clamp(
+                    newvalue - b_values[mb], -cfg.clip_coef, cfg.clip_coef
+                )
+                v_loss = (
+                    0.5
+                    * torch.max(
+                        (newvalue - b_returns[mb]) ** 2, (v_clipped - b_returns[mb]) ** 2
+                    ).mean()
+                )
             else:
                 v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
             entropy_loss = entropy.mean()
@@ -521,11 +649,15 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
             loss.backward()
             grad_norm = nn.utils.clip_grad_norm_(
                 [p for group in run.optimizer.param_groups for p in group["params"]],
-                cfg.max_grad_norm)
+                cfg.max_grad_norm,
+            )
             if not (torch.isfinite(loss) and torch.isfinite(grad_norm)):
-                raise TrainingDiverged(f"the loss or its gradient is not finite at step "
-                                       f"{run.global_step:,} (learning_rate="
-                                       f"{run.optimizer.param_groups[0]['lr']:g})", run.run_dir)
+                raise TrainingDiverged(
+                    f"the loss or its gradient is not finite at step "
+                    f"{run.global_step:,} (learning_rate="
+                    f"{run.optimizer.param_groups[0]['lr']:g})",
+                    run.run_dir,
+                )
             run.optimizer.step()
             minibatch["grad_norm"].append(grad_norm.item())  # before the clip
             minibatch["policy_loss"].append(pg_loss.item())
@@ -536,6 +668,8 @@ def ppo_update(run: Run, buf: Rollout, advantages: np.ndarray,
     y_pred, y_true = b_values.cpu().numpy(), b_returns.cpu().numpy()
     var_y = np.var(y_true)
     explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
-    return {"charts/learner_samples": float(n_samples),
-            **{f"losses/{k}": float(np.mean(v)) for k, v in minibatch.items()},
-            "losses/explained_variance": float(explained_var)}
+    return {
+        "charts/learner_samples": float(n_samples),
+        **{f"losses/{k}": float(np.mean(v)) for k, v in minibatch.items()},
+        "losses/explained_variance": float(explained_var),
+    }

@@ -93,29 +93,56 @@ def _set_agent_rng(agent: Agent, state: Any) -> None:
         agent.rng.bit_generator.state = state
 
 
-def capture(league: League, seating: SeatControl, env: RummyVectorEnv,
-            rng: np.random.Generator, device: torch.device) -> dict[str, Any]:
+def capture(
+    league: League,
+    seating: SeatControl,
+    env: RummyVectorEnv,
+    rng: np.random.Generator,
+    device: torch.device,
+) -> dict[str, Any]:
     """Everything besides the weights that the run's future depends on, as plain data."""
-    members = [{"name": name, "win_rate": rate, "snapshot": snap, "rng": _agent_rng(agent),
-                "weights": ({k: v.detach().cpu() for k, v in agent.policy.state_dict().items()}
-                            if snap else None)}
-               for name, agent, rate, snap in zip(league.names, league.agents, league.win_rate,
-                                                  league.snapshot)]
+    members = [
+        {
+            "name": name,
+            "win_rate": rate,
+            "snapshot": snap,
+            "rng": _agent_rng(agent),
+            "weights": (
+                {k: v.detach().cpu() for k, v in agent.policy.state_dict().items()}
+                if snap
+                else None
+            ),
+        }
+        for name, agent, rate, snap in zip(
+            league.names, league.agents, league.win_rate, league.snapshot
+        )
+    ]
     return {
         "league": members,
-        "seating": {"member": _tensor(seating.member),
-                    "learner_seat": _tensor(seating.learner_seat),
-                    "episode_return": _tensor(seating.episode_return)},
+        "seating": {
+            "member": _tensor(seating.member),
+            "learner_seat": _tensor(seating.learner_seat),
+            "episode_return": _tensor(seating.episode_return),
+        },
         "games": _plain(env.snapshot()),
-        "rng": {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state(),
-                "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None},
+        "rng": {
+            "numpy": rng.bit_generator.state,
+            "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state(device) if device.type == "cuda" else None,
+        },
     }
 
 
-def restore(saved: dict[str, Any], league: League, seating: SeatControl, env: RummyVectorEnv,
-            rng: np.random.Generator, device: torch.device,
-            snapshot: Callable[[str, dict[str, torch.Tensor]], Agent],
-            heuristic: Callable[[str], Agent]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def restore(
+    saved: dict[str, Any],
+    league: League,
+    seating: SeatControl,
+    env: RummyVectorEnv,
+    rng: np.random.Generator,
+    device: torch.device,
+    snapshot: Callable[[str, dict[str, torch.Tensor]], Agent],
+    heuristic: Callable[[str], Agent],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Put ``capture``'s data back (members rebuilt by ``snapshot(name, weights)`` or
     ``heuristic(name)``); returns the env's (obs, mask, seat) for the games in progress."""
     for values in (league.names, league.agents, league.win_rate, league.snapshot):
@@ -145,9 +172,19 @@ def restore(saved: dict[str, Any], league: League, seating: SeatControl, env: Ru
     return obs, mask, seat
 
 
-CHANGEABLE_ON_RESUME = ("total_steps", "max_minutes", "eval_every", "eval_games",
-                        "eval_opponents", "checkpoint_every", "keep_checkpoints", "progress",
-                        "device", "torch_threads", "run_dir")
+CHANGEABLE_ON_RESUME = (
+    "total_steps",
+    "max_minutes",
+    "eval_every",
+    "eval_games",
+    "eval_opponents",
+    "checkpoint_every",
+    "keep_checkpoints",
+    "progress",
+    "device",
+    "torch_threads",
+    "run_dir",
+)
 """Settings a resumed run may change; the others make a different run."""
 
 
@@ -188,24 +225,32 @@ def read_last(run_dir: Path) -> dict[str, Any]:
         problem = str(e) if not isinstance(e, FileNotFoundError) else f"{last} does not exist"
         fallback = newest_intact_checkpoint(run_dir)
         if fallback is None:
-            raise ResumeRefused(f"resume: {problem}, and no intact step_*.pt is left in "
-                                f"{run_dir}; start a new run") from None
-        raise ResumeRefused(f"resume: {problem}; the newest intact checkpoint is {fallback}: "
-                            f"to resume from it, run: cp {fallback} {last}") from None
+            raise ResumeRefused(
+                f"resume: {problem}, and no intact step_*.pt is left in {run_dir}; start a new run"
+            ) from None
+        raise ResumeRefused(
+            f"resume: {problem}; the newest intact checkpoint is {fallback}: "
+            f"to resume from it, run: cp {fallback} {last}"
+        ) from None
     try:
         check_obs_version(payload, last)
     except CheckpointMismatch as e:
-        raise ResumeRefused(f"resume: {e}: the run cannot go on under this version; start "
-                            f"a new one (init_from={last} refuses it too)") from None
+        raise ResumeRefused(
+            f"resume: {e}: the run cannot go on under this version; start "
+            f"a new one (init_from={last} refuses it too)"
+        ) from None
     if not RESUME_STATE <= set(payload["extra"]):
-        raise ResumeRefused(f"resume: {last} holds no training state to go on from (written by "
-                            "the RLlib backend or an older version); it can still be played "
-                            f"as ckpt:{last}")
+        raise ResumeRefused(
+            f"resume: {last} holds no training state to go on from (written by "
+            "the RLlib backend or an older version); it can still be played "
+            f"as ckpt:{last}"
+        )
     return payload
 
 
-def resumed_config(resume: str | Path, config_path: str | Path | None,
-                   overrides: list[str]) -> TrainConfig:
+def resumed_config(
+    resume: str | Path, config_path: str | Path | None, overrides: list[str]
+) -> TrainConfig:
     """The config of run ``resume`` (from its ``last.pt``) with the settings asked for; they
     are checked against the run's when training starts (``open_run``)."""
     runs_root = config_data(config_path, overrides).get("run_dir", TrainConfig.run_dir)
@@ -216,16 +261,20 @@ def resumed_config(resume: str | Path, config_path: str | Path | None,
 def check_same_run(stored: dict[str, Any], cfg: TrainConfig, run_dir: Path) -> None:
     """Refuse a config that differs from the run's own in a setting that makes another run."""
     asked = cfg.to_dict()
-    defaults = {f.name: f.default_factory() if f.default is dataclasses.MISSING else f.default
-                for f in dataclasses.fields(TrainConfig)}
+    defaults = {
+        f.name: f.default_factory() if f.default is dataclasses.MISSING else f.default
+        for f in dataclasses.fields(TrainConfig)
+    }
     stored = {**defaults, **stored}  # a setting newer than the run has its default there
     differing = [k for k in asked if k not in CHANGEABLE_ON_RESUME and stored.get(k) != asked[k]]
     if not differing:
         return
     changes = "; ".join(f"{k} (run: {stored.get(k)!r}, asked: {asked[k]!r})" for k in differing)
-    raise ResumeRefused(f"resume: {run_dir} cannot change {changes}: that would be a different "
-                        f"run; a resume may change only {', '.join(CHANGEABLE_ON_RESUME)} "
-                        "(without --config, a resume uses the run's own config)")
+    raise ResumeRefused(
+        f"resume: {run_dir} cannot change {changes}: that would be a different "
+        f"run; a resume may change only {', '.join(CHANGEABLE_ON_RESUME)} "
+        "(without --config, a resume uses the run's own config)"
+    )
 
 
 def check_unfinished(cfg: TrainConfig, global_step: int, run_dir: Path) -> None:
@@ -234,7 +283,8 @@ def check_unfinished(cfg: TrainConfig, global_step: int, run_dir: Path) -> None:
         raise ResumeRefused(
             f"resume: {run_dir} is finished ({global_step:,} agent-steps, total_steps="
             f"{cfg.total_steps}); to train on, resume with a larger total, e.g. "
-            f"rummy500 train --resume {run_dir} total_steps={2 * cfg.total_steps}")
+            f"rummy500 train --resume {run_dir} total_steps={2 * cfg.total_steps}"
+        )
 
 
 def remove_unfinished_saves(run_dir: Path) -> list[Path]:

@@ -42,23 +42,28 @@ CONFIG_FILE = "rllib_config.json"
 PROGRESS_FILE = "rllib_progress.json"
 """The last iteration saved and the folder of its RLlib checkpoint (``rllib_NNNNNN/``)."""
 
-def load_rllib_config(path: str | Path | None,
-                      overrides: list[str] | dict[str, Any] | None = None) -> RLlibConfig:
+
+def load_rllib_config(
+    path: str | Path | None, overrides: list[str] | dict[str, Any] | None = None
+) -> RLlibConfig:
     """An ``RLlibConfig`` read like the built-in trainer's
     (``rummy500.train.config.load_config``)."""
     return load_config(path, overrides, cls=RLlibConfig)
 
 
-def resumed_rllib_config(run_dir: str | Path,
-                         overrides: list[str] | dict[str, Any] | None = None) -> RLlibConfig:
+def resumed_rllib_config(
+    run_dir: str | Path, overrides: list[str] | dict[str, Any] | None = None
+) -> RLlibConfig:
     """The config a run was started with, changed by ``overrides`` (``iterations=``,
     ``max_minutes=``...); a one-line ConfigError when the folder holds no RLlib checkpoint."""
     run = Path(run_dir)
     missing = [name for name in (CONFIG_FILE, PROGRESS_FILE) if not (run / name).is_file()]
     if missing:
-        raise ConfigError(f"--resume {run_dir}: no RLlib checkpoint there (missing "
-                          f"{', '.join(missing)}); an RLlib run writes it at its first "
-                          "evaluation")
+        raise ConfigError(
+            f"--resume {run_dir}: no RLlib checkpoint there (missing "
+            f"{', '.join(missing)}); an RLlib run writes it at its first "
+            "evaluation"
+        )
     resume_point(run)
     saved = json.loads((run / CONFIG_FILE).read_text())
     return load_config(None, overrides, base=saved, cls=RLlibConfig)
@@ -74,20 +79,26 @@ def resume_point(run: Path) -> tuple[int, Path]:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ConfigError(f"--resume {run}: {PROGRESS_FILE} is damaged ({e})") from None
     if not folder.is_dir():
-        raise ConfigError(f"--resume {run}: the RLlib checkpoint {folder} that "
-                          f"{PROGRESS_FILE} names is missing; the run cannot go on (its "
-                          "last.pt still plays as ckpt:)")
+        raise ConfigError(
+            f"--resume {run}: the RLlib checkpoint {folder} that "
+            f"{PROGRESS_FILE} names is missing; the run cannot go on (its "
+            "last.pt still plays as ckpt:)"
+        )
     return iteration, folder
 
 
 def league_env(env_config: dict[str, Any]) -> LeagueVectorEnv:
     """RLlib's env creator: the vector env of one env runner (``num_envs`` set by RLlib)."""
     seed = int(env_config["seed"]) + 1000 * int(getattr(env_config, "worker_index", 0))
-    return LeagueVectorEnv(int(env_config["num_envs"]), Rules.from_dict(env_config["rules"]),
-                           self_play=float(env_config["self_play"]),
-                           opponents=list(env_config["opponents"]),
-                           reward=env_config["reward"], hidden=tuple(env_config["hidden"]),
-                           seed=seed)
+    return LeagueVectorEnv(
+        int(env_config["num_envs"]),
+        Rules.from_dict(env_config["rules"]),
+        self_play=float(env_config["self_play"]),
+        opponents=list(env_config["opponents"]),
+        reward=env_config["reward"],
+        hidden=tuple(env_config["hidden"]),
+        seed=seed,
+    )
 
 
 def legal_categorical_class():
@@ -111,8 +122,9 @@ def legal_categorical_class():
         def dist(self) -> MaskedCategorical:
             """Built on first use: RLlib builds distributions it may never sample from."""
             if self._dist is None:
-                self._dist = MaskedCategorical(self.logits,
-                                               self.logits > torch.finfo(self.logits.dtype).min)
+                self._dist = MaskedCategorical(
+                    self.logits, self.logits > torch.finfo(self.logits.dtype).min
+                )
             return self._dist
 
         @classmethod
@@ -183,12 +195,15 @@ def rummy_rl_module_class():
 
         def setup(self):
             self.obs_dim = int(self.model_config["obs_dim"])
-            self.net = MLPPolicy(self.obs_dim, int(self.action_space.n),
-                                 tuple(self.model_config.get("hidden", (256, 128))))
+            self.net = MLPPolicy(
+                self.obs_dim,
+                int(self.action_space.n),
+                tuple(self.model_config.get("hidden", (256, 128))),
+            )
 
         def _split(self, batch):
             obs = batch[Columns.OBS]
-            return obs[:, :self.obs_dim], obs[:, self.obs_dim:] > 0.5
+            return obs[:, : self.obs_dim], obs[:, self.obs_dim :] > 0.5
 
         def _logits(self, batch):
             seat_view, legal = self._split(batch)
@@ -224,24 +239,41 @@ def build_algorithm(cfg: RLlibConfig):
     from ray.tune.registry import register_env
 
     register_env("rummy500_league", league_env)
-    env_config = {"rules": cfg.rules, "reward": cfg.reward, "self_play": cfg.self_play,
-                  "opponents": cfg.opponents, "hidden": cfg.hidden, "seed": cfg.seed}
+    env_config = {
+        "rules": cfg.rules,
+        "reward": cfg.reward,
+        "self_play": cfg.self_play,
+        "opponents": cfg.opponents,
+        "hidden": cfg.hidden,
+        "seed": cfg.seed,
+    }
     config = (
         PPOConfig()
         .environment("rummy500_league", env_config=env_config, disable_env_checking=True)
         .framework("torch")
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=rummy_rl_module_class(),
-                                               model_config={"hidden": cfg.hidden,
-                                                             "obs_dim": seat_view_size(cfg)}))
-        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs,
-                     gym_env_vectorize_mode="vector_entry_point",
-                     rollout_fragment_length="auto")
+        .rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=rummy_rl_module_class(),
+                model_config={"hidden": cfg.hidden, "obs_dim": seat_view_size(cfg)},
+            )
+        )
+        .env_runners(
+            num_env_runners=cfg.num_env_runners,
+            num_envs_per_env_runner=cfg.num_envs,
+            gym_env_vectorize_mode="vector_entry_point",
+            rollout_fragment_length="auto",
+        )
         .learners(num_learners=cfg.num_learners, num_gpus_per_learner=cfg.num_gpus_per_learner)
-        .training(train_batch_size_per_learner=cfg.train_batch_size,
-                  minibatch_size=cfg.train_batch_size // cfg.num_minibatches,
-                  num_epochs=cfg.update_epochs, lr=cfg.learning_rate, gamma=cfg.gamma,
-                  lambda_=cfg.gae_lambda, entropy_coeff=cfg.ent_coef,
-                  use_kl_loss=False)  # clipped PPO alone, as the built-in trainer
+        .training(
+            train_batch_size_per_learner=cfg.train_batch_size,
+            minibatch_size=cfg.train_batch_size // cfg.num_minibatches,
+            num_epochs=cfg.update_epochs,
+            lr=cfg.learning_rate,
+            gamma=cfg.gamma,
+            lambda_=cfg.gae_lambda,
+            entropy_coeff=cfg.ent_coef,
+            use_kl_loss=False,
+        )  # clipped PPO alone, as the built-in trainer
         .debugging(seed=cfg.seed)
     )
     return config.build_algo()
@@ -267,29 +299,43 @@ def count_moves(algo) -> int:
     """Decisions every seat made in every env runner (learners' and league members')."""
     counts = algo.env_runner_group.foreach_env_runner(
         lambda runner: runner.env.unwrapped.moves if runner.env is not None else 0,
-        local_env_runner=True)
+        local_env_runner=True,
+    )
     return int(sum(counts))
 
 
 def export_checkpoint(algo, cfg: RLlibConfig, path: Path, global_step: int) -> Path:
     """The learner's weights as a project checkpoint (``ckpt:PATH`` in ``rummy500 eval``)."""
-    return save_checkpoint(path, learner_net(algo), arch=cfg.arch,
-                           arch_kwargs=cfg.arch_kwargs, rules=cfg.game_rules,
-                           config={"backend": cfg.backend, **asdict(cfg)},
-                           global_step=global_step)
+    return save_checkpoint(
+        path,
+        learner_net(algo),
+        arch=cfg.arch,
+        arch_kwargs=cfg.arch_kwargs,
+        rules=cfg.game_rules,
+        config={"backend": cfg.backend, **asdict(cfg)},
+        global_step=global_step,
+    )
 
 
 def iteration_times(result: dict[str, Any]) -> dict[str, float]:
     """Seconds of the iteration's stages by RLlib's own timers (moving averages): sampling,
     learning and sending the new weights to the env runners."""
     timers = result.get("timers", {})
-    names = {"sample": ("env_runner_sampling_timer",), "learn": ("learner_update_timer",),
-             "sync": ("synch_weights", "synch_env_connectors")}
+    names = {
+        "sample": ("env_runner_sampling_timer",),
+        "learn": ("learner_update_timer",),
+        "sync": ("synch_weights", "synch_env_connectors"),
+    }
     return {stage: float(sum(timers.get(k, 0.0) for k in keys)) for stage, keys in names.items()}
 
 
-def log_iteration(writer: Any, result: dict[str, Any], step: int, rates: dict[str, float],
-                  stages: dict[str, float]) -> None:
+def log_iteration(
+    writer: Any,
+    result: dict[str, Any],
+    step: int,
+    rates: dict[str, float],
+    stages: dict[str, float],
+) -> None:
     """One iteration's scalars: speeds, return, losses and the time of each stage (also
     summed into ``stages``)."""
     writer.add_scalar("charts/SPS", rates["steps"], step)
@@ -298,8 +344,11 @@ def log_iteration(writer: Any, result: dict[str, Any], step: int, rates: dict[st
     if episode_return is not None and np.isfinite(episode_return):
         writer.add_scalar("charts/episodic_return", float(episode_return), step)
     learner = result.get("learners", {}).get("default_policy", {})
-    for ours, theirs in (("policy_loss", "policy_loss"), ("value_loss", "vf_loss"),
-                         ("entropy", "entropy")):
+    for ours, theirs in (
+        ("policy_loss", "policy_loss"),
+        ("value_loss", "vf_loss"),
+        ("entropy", "entropy"),
+    ):
         if theirs in learner:
             writer.add_scalar(f"losses/{ours}", float(learner[theirs]), step)
     for stage, seconds in iteration_times(result).items():
@@ -339,8 +388,12 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
         (run_dir / CONFIG_FILE).write_text(json.dumps(asdict(cfg), indent=1))
     else:
         run_dir = Path(resume)
-    ray.init(address=cfg.address or None, ignore_reinit_error=True, include_dashboard=False,
-             log_to_driver=False)
+    ray.init(
+        address=cfg.address or None,
+        ignore_reinit_error=True,
+        include_dashboard=False,
+        log_to_driver=False,
+    )
     algo = build_algorithm(cfg)
     first = 1
     if resume is not None:
@@ -359,21 +412,27 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
             sampled += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0))
             moves = count_moves(algo) - moves_before
             elapsed = max(1e-9, time.time() - start)
-            log_iteration(writer, result, step, {"steps": sampled / elapsed,
-                                                 "moves": moves / elapsed}, stages)
+            log_iteration(
+                writer, result, step, {"steps": sampled / elapsed, "moves": moves / elapsed}, stages
+            )
             if it % cfg.snapshot_every == 0:
                 refresh_snapshots(algo)
             # -------------------------------------------------- evaluate and save
-            last = it == cfg.iterations or bool(cfg.max_minutes
-                                                and elapsed >= 60 * cfg.max_minutes)
+            last = it == cfg.iterations or bool(cfg.max_minutes and elapsed >= 60 * cfg.max_minutes)
             if last or (cfg.eval_every and it % cfg.eval_every == 0):
                 if cfg.eval_every:
-                    last_eval = evaluate(cfg.game_rules, learner_net(algo), cfg.eval_opponents,
-                                         cfg.eval_games, seed=cfg.seed + it)
+                    last_eval = evaluate(
+                        cfg.game_rules,
+                        learner_net(algo),
+                        cfg.eval_opponents,
+                        cfg.eval_games,
+                        seed=cfg.seed + it,
+                    )
                 for name, stats in last_eval.items():
                     writer.add_scalar(f"eval/vs_{name}/win_rate", stats["win_rate"], step)
-                    writer.add_scalar(f"eval/vs_{name}/points_per_hand",
-                                      stats["points_per_hand"], step)
+                    writer.add_scalar(
+                        f"eval/vs_{name}/points_per_hand", stats["points_per_hand"], step
+                    )
                 path = save_run(algo, cfg, run_dir, it, step)
             if last:
                 break
@@ -382,7 +441,12 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
         algo.stop()
     elapsed = max(1e-9, time.time() - start)
     iterations = max(1, it - first + 1)
-    return {"run_dir": run_dir, "checkpoint": path, "global_step": step,
-            "steps_per_second": sampled / elapsed, "moves_per_second": moves / elapsed,
-            "seconds_per_iteration": {k: v / iterations for k, v in stages.items()},
-            "last_eval": last_eval}
+    return {
+        "run_dir": run_dir,
+        "checkpoint": path,
+        "global_step": step,
+        "steps_per_second": sampled / elapsed,
+        "moves_per_second": moves / elapsed,
+        "seconds_per_iteration": {k: v / iterations for k, v in stages.items()},
+        "last_eval": last_eval,
+    }

@@ -40,30 +40,45 @@ from .league import SELF, fixed_tables
 class LeagueVectorEnv(RummySingleAgentVectorEnv):
     """B games against league members, a block of rows each (see the module docstring)."""
 
-    def __init__(self, num_envs: int, rules: Rules, *, self_play: float,
-                 opponents: list[str], reward: str = "points_diff",
-                 hidden: tuple[int, ...] = (256, 128), seed: int = 0) -> None:
-        super().__init__(num_envs, rules, seat="random", reward=reward, autoreset="next_step",
-                         seed=seed)
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Rules,
+        *,
+        self_play: float,
+        opponents: list[str],
+        reward: str = "points_diff",
+        hidden: tuple[int, ...] = (256, 128),
+        seed: int = 0,
+    ) -> None:
+        super().__init__(
+            num_envs, rules, seat="random", reward=reward, autoreset="next_step", seed=seed
+        )
         self.observation_size = int(self.single_observation_space.shape[0])
         self._snapshot: MLPPolicy | None = None
         self.member_of_game = fixed_tables(self_play, len(opponents), num_envs)
         """int [B]: SELF or the index in ``opponents`` of the member holding each game."""
-        self.members = {k: as_policy(self._member(opponents, k, hidden, seed + 1 + k))
-                        for k in np.unique(self.member_of_game).tolist()}
+        self.members = {
+            k: as_policy(self._member(opponents, k, hidden, seed + 1 + k))
+            for k in np.unique(self.member_of_game).tolist()
+        }
         n_actions = int(self.single_action_space.n)
         seat_view = self.single_observation_space
         self.single_observation_space = gym.spaces.Box(
             np.concatenate([seat_view.low, np.zeros(n_actions, np.float32)]),
-            np.concatenate([seat_view.high, np.ones(n_actions, np.float32)]), dtype=np.float32)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
-                                                              num_envs)
+            np.concatenate([seat_view.high, np.ones(n_actions, np.float32)]),
+            dtype=np.float32,
+        )
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, num_envs
+        )
 
     def _member(self, opponents: list[str], k: int, hidden: tuple[int, ...], seed: int) -> Any:
         if k != SELF:
             return make_agent(opponents[k], self.rules, seed=seed)
-        self._snapshot = MLPPolicy(self.observation_size, int(self.single_action_space.n),
-                                   tuple(hidden)).eval()
+        self._snapshot = MLPPolicy(
+            self.observation_size, int(self.single_action_space.n), tuple(hidden)
+        ).eval()
         return TorchAgent(self._snapshot, self.rules, "self", seed=seed)
 
     def set_snapshot(self, weights: dict[str, torch.Tensor]) -> None:
@@ -71,13 +86,15 @@ class LeagueVectorEnv(RummySingleAgentVectorEnv):
         if self._snapshot is not None:
             self._snapshot.load_state_dict(weights)
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
         obs, info = super().reset(seed=seed, options=options)
         return self._with_mask(obs, info), {}
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray, dict]:
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         obs, rewards, terminated, truncated, info = super().step(actions)
         return self._with_mask(obs, info), rewards, terminated, truncated, {}
 

@@ -50,8 +50,10 @@ def lock_run(run_dir: Path) -> IO[str] | None:
         handle.seek(0)
         holder = handle.read().strip() or "another process"
         handle.close()
-        raise ConfigError(f"run {run_dir} is being trained by process {holder}; wait for it "
-                          "to end (or stop it) before resuming") from None
+        raise ConfigError(
+            f"run {run_dir} is being trained by process {holder}; wait for it "
+            "to end (or stop it) before resuming"
+        ) from None
     handle.seek(0)
     handle.truncate()
     handle.write(str(os.getpid()))
@@ -74,9 +76,17 @@ def create_run_dir(root: str | Path, exp_name: str, seed: int) -> Path:
     raise RuntimeError(f"{root}: cannot find a free run folder name for {base}")
 
 
-def save_checkpoint(path: str | Path, policy: torch.nn.Module, *, arch: str,
-                    arch_kwargs: dict[str, Any], rules: Rules, config: dict[str, Any],
-                    global_step: int, extra: dict[str, Any] | None = None) -> Path:
+def save_checkpoint(
+    path: str | Path,
+    policy: torch.nn.Module,
+    *,
+    arch: str,
+    arch_kwargs: dict[str, Any],
+    rules: Rules,
+    config: dict[str, Any],
+    global_step: int,
+    extra: dict[str, Any] | None = None,
+) -> Path:
     """Write the checkpoint to a temporary file, then rename it over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

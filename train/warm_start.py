@@ -40,14 +40,17 @@ def _read(init_from: str, rules: Rules) -> tuple[Path, dict[str, Any]]:
         release, _, name = init_from.removeprefix("champion").removeprefix("@").partition("/")
         version = int(release) if release.isdigit() else None
         if release and version is None:
-            raise WarmStartRefused(f"init_from: {init_from}: a release is a number, "
-                                   "e.g. champion@1")
+            raise WarmStartRefused(
+                f"init_from: {init_from}: a release is a number, e.g. champion@1"
+            )
         if name:
             found = [p for p in champion_files(version) if p.stem == name]
             if not found:
                 shipped = ", ".join(p.stem for p in champion_files(version)) or "none"
-                raise WarmStartRefused(f"init_from: {init_from}: no such shipped checkpoint "
-                                       f"(release {release}: {shipped})")
+                raise WarmStartRefused(
+                    f"init_from: {init_from}: no such shipped checkpoint "
+                    f"(release {release}: {shipped})"
+                )
             return found[0], read_checkpoint(found[0])
         try:
             return champion_checkpoint(rules, version)
@@ -62,8 +65,9 @@ def _read(init_from: str, rules: Rules) -> tuple[Path, dict[str, Any]]:
         raise WarmStartRefused(f"init_from: {e}") from None
 
 
-def initial_weights(init_from: str, rules: Rules, arch: str, arch_kwargs: dict[str, Any],
-                    any_rules: bool = False) -> dict[str, torch.Tensor] | None:
+def initial_weights(
+    init_from: str, rules: Rules, arch: str, arch_kwargs: dict[str, Any], any_rules: bool = False
+) -> dict[str, torch.Tensor] | None:
     """The weights ``init_from`` names, checked to fit a run of ``rules`` and this network;
     None when it is empty (a fresh network). ``any_rules``: a checkpoint of other rules
     is taken too, when its observation and action sizes are this run's."""
@@ -74,7 +78,8 @@ def initial_weights(init_from: str, rules: Rules, arch: str, arch_kwargs: dict[s
         raise WarmStartRefused(
             f"init_from: {path} holds arch={payload['arch']} arch_kwargs="
             f"{payload['arch_kwargs']}, the run asks arch={arch} arch_kwargs={arch_kwargs}; "
-            "set the run's network to the checkpoint's")
+            "set the run's network to the checkpoint's"
+        )
     if any_rules:
         return _transferred(path, payload, rules)
     try:
@@ -86,12 +91,16 @@ def initial_weights(init_from: str, rules: Rules, arch: str, arch_kwargs: dict[s
 def _transferred(path: Path, payload: dict[str, Any], rules: Rules) -> dict[str, torch.Tensor]:
     """The weights of a checkpoint for any rules whose network has this run's shape."""
     saved = Rules.from_dict(payload["rules"])
-    sizes = {"observation": (observation_size(saved), observation_size(rules)),
-             "action": (action_layout(saved).size, action_layout(rules).size)}
+    sizes = {
+        "observation": (observation_size(saved), observation_size(rules)),
+        "action": (action_layout(saved).size, action_layout(rules).size),
+    }
     for what, (theirs, ours) in sizes.items():
         if theirs != ours:
-            raise WarmStartRefused(f"init_from: {path} has {theirs} {what} entries, this run "
-                                   f"{ours} (its rules seat {saved.players})")
+            raise WarmStartRefused(
+                f"init_from: {path} has {theirs} {what} entries, this run "
+                f"{ours} (its rules seat {saved.players})"
+            )
     try:
         return policy_from(payload, path).state_dict()
     except CheckpointMismatch as e:

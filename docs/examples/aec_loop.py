@@ -1,4 +1,5 @@
 """One hand of Rummy 500 in the PettingZoo AEC API, random legal actions."""
+
 import numpy as np
 
 import rummy_env

@@ -1,4 +1,5 @@
 """1024 self-play games stepped together, random legal actions, same-step autoreset."""
+
 import numpy as np
 
 from rummy_env.core import Rules, sample_legal

@@ -5,6 +5,7 @@ one learner per game against random opponents, same-step autoreset, and the
 learners' legal actions in ``info["action_mask"]`` at every step. Illegal
 actions get -inf logits, so none is ever sampled (``illegal_action="raise"``).
 """
+
 import gymnasium as gym
 import numpy as np
 import torch
@@ -15,8 +16,9 @@ import rummy_env  # noqa: F401  (registers the Gymnasium ids)
 NUM_ENVS, NUM_STEPS, ITERATIONS, EPOCHS = 16, 64, 3, 2
 GAMMA, LAM, CLIP, LR = 0.99, 0.95, 0.2, 3e-4
 
-envs = gym.make_vec("Rummy500Hand-v1", num_envs=NUM_ENVS, preset="web", reward="points_diff",
-                    illegal_action="raise")
+envs = gym.make_vec(
+    "Rummy500Hand-v1", num_envs=NUM_ENVS, preset="web", reward="points_diff", illegal_action="raise"
+)
 obs_dim, n_actions = envs.single_observation_space.shape[0], envs.single_action_space.n
 torch.manual_seed(0)
 trunk = nn.Sequential(nn.Linear(obs_dim, 128), nn.Tanh())
@@ -43,10 +45,15 @@ for iteration in range(ITERATIONS):
             dist, value = policy(obs, mask)
             action = dist.sample()
         obs_np, reward, terminated, truncated, info = envs.step(action.numpy())
-        for name, item in (("obs", obs), ("mask", mask), ("action", action),
-                           ("logprob", dist.log_prob(action)), ("value", value),
-                           ("reward", torch.as_tensor(reward)),
-                           ("done", torch.as_tensor(terminated | truncated, dtype=torch.float32))):
+        for name, item in (
+            ("obs", obs),
+            ("mask", mask),
+            ("action", action),
+            ("logprob", dist.log_prob(action)),
+            ("value", value),
+            ("reward", torch.as_tensor(reward)),
+            ("done", torch.as_tensor(terminated | truncated, dtype=torch.float32)),
+        ):
             buffers[name].append(item)
         obs, mask = torch.as_tensor(obs_np), torch.as_tensor(info["action_mask"])
     batch = {name: torch.stack(values) for name, values in buffers.items()}
@@ -75,5 +82,7 @@ for iteration in range(ITERATIONS):
     print(f"iteration {iteration}: mean reward {flat['reward'].mean():+.4f}, loss {loss:.3f}")
 envs.close()
 steps = NUM_ENVS * NUM_STEPS * ITERATIONS
-print(f"CleanRL-style PPO: {steps} steps, no illegal action "
-      f"({int(np.asarray(batch['done']).sum())} episodes ended in the last rollout)")
+print(
+    f"CleanRL-style PPO: {steps} steps, no illegal action "
+    f"({int(np.asarray(batch['done']).sum())} episodes ended in the last rollout)"
+)

@@ -3,6 +3,7 @@
 MaskablePPO reads the legal actions from the env's ``action_masks()``; with
 ``illegal_action="raise"`` a single illegal action would stop the run.
 """
+
 import gymnasium as gym
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
@@ -22,5 +23,7 @@ done = [False]
 while not done[0]:
     action, _ = model.predict(obs, action_masks=get_action_masks(vec_env), deterministic=True)
     obs, reward, done, info = vec_env.step(action)
-print(f"MaskablePPO: {model.num_timesteps} steps, no illegal action; "
-      f"last episode's reward {reward[0]:+.2f}, winner seat {info[0]['winner']}")
+print(
+    f"MaskablePPO: {model.num_timesteps} steps, no illegal action; "
+    f"last episode's reward {reward[0]:+.2f}, winner seat {info[0]['winner']}"
+)

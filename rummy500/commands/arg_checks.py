@@ -71,7 +71,8 @@ def bootstrap_count(text: str) -> int:
     value = _number(int, text)
     if value < MIN_BOOTSTRAP:
         raise argparse.ArgumentTypeError(
-            f"{value}: intervals need at least {MIN_BOOTSTRAP} resamples")
+            f"{value}: intervals need at least {MIN_BOOTSTRAP} resamples"
+        )
     return value
 
 

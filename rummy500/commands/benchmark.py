@@ -35,28 +35,46 @@ def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(
         prog="rummy500 benchmark",
         description=f"Rate an agent under the fixed benchmark protocol {PROTOCOL}: duplicate "
-        f"2-player standard games against {', '.join(PINNED)} at their pinned ratings.")
+        f"2-player standard games against {', '.join(PINNED)} at their pinned ratings.",
+    )
     parser.add_argument("agent", help=f"the agent to rate ({SPEC_FORMS})")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"{LEVELS['quick'].games} games a reference instead of "
-                        f"{LEVELS['full'].games}: a check, not a measurement, of one to two "
-                        "CPU-minutes (the expert's games most of it; longer on a busy machine), "
-                        "shared among the workers (the full level plays 20 times as many)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{LEVELS['quick'].games} games a reference instead of "
+        f"{LEVELS['full'].games}: a check, not a measurement, of one to two "
+        "CPU-minutes (the expert's games most of it; longer on a busy machine), "
+        "shared among the workers (the full level plays 20 times as many)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON line, no table")
-    parser.add_argument("--seed", type=seed_number, metavar="S",
-                        help="replay a card: its deal seed (default: drawn unseen, sealed)")
-    parser.add_argument("--agent-seed", type=seed_number, metavar="R",
-                        help="replay a card: its agent seed (with --seed)")
+    parser.add_argument(
+        "--seed",
+        type=seed_number,
+        metavar="S",
+        help="replay a card: its deal seed (default: drawn unseen, sealed)",
+    )
+    parser.add_argument(
+        "--agent-seed",
+        type=seed_number,
+        metavar="R",
+        help="replay a card: its agent seed (with --seed)",
+    )
     parser.add_argument("--out", metavar="DIR", help="also write benchmark.json and benchmark.md")
-    parser.add_argument("--batch-size", type=positive_int, default=512,
-                        help="games played side by side (default 512)")
+    parser.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=512,
+        help="games played side by side (default 512)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_torch_threads_argument(parser)
     add_workers_arguments(parser)
     args = parser.parse_args(argv)
     if (args.seed is None) != (args.agent_seed is None):
-        parser.error("--seed and --agent-seed replay a card together: give both (a card "
-                     "prints them), or neither for a sealed run")
+        parser.error(
+            "--seed and --agent-seed replay a card together: give both (a card "
+            "prints them), or neither for a sealed run"
+        )
     check_output_dir(parser, args.out, "--out")
     try:
         agent = make_agent(args.agent, RULES, seed=1)
@@ -65,13 +83,21 @@ def main(argv: list[str] | None = None) -> int:
     agent.name = args.agent.strip()
     apply_torch_threads(args.torch_threads)
     level = "quick" if args.quick else "full"
-    card = benchmark(agent, level, batch_size=args.batch_size, progress=not args.no_progress,
-                     spec=args.agent, workers=workers_from_args(parser, args),
-                     seeds=None if args.seed is None else MatchSeeds(args.seed, args.agent_seed,
-                                                                     sealed=False))
+    card = benchmark(
+        agent,
+        level,
+        batch_size=args.batch_size,
+        progress=not args.no_progress,
+        spec=args.agent,
+        workers=workers_from_args(parser, args),
+        seeds=None if args.seed is None else MatchSeeds(args.seed, args.agent_seed, sealed=False),
+    )
     if card["stopped"]:
-        print(f"rummy500 benchmark: {card['stopped']}; the benchmark stopped during the match "
-              f"against {card['stopped_during']}", file=sys.stderr)
+        print(
+            f"rummy500 benchmark: {card['stopped']}; the benchmark stopped during the match "
+            f"against {card['stopped_during']}",
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(json.loads(to_json(card)), separators=(",", ":")))
     else:
@@ -83,8 +109,11 @@ def main(argv: list[str] | None = None) -> int:
             write_whole(out / "benchmark.json", to_json(card).encode())
             write_whole(out / "benchmark.md", card_markdown(card).encode())
         except OSError as e:
-            print(f"rummy500 benchmark: cannot write {e.filename or out}: {e.strerror or e}; "
-                  "the card above is whole", file=sys.stderr)
+            print(
+                f"rummy500 benchmark: cannot write {e.filename or out}: {e.strerror or e}; "
+                "the card above is whole",
+                file=sys.stderr,
+            )
             return 1
         if not args.json:
             print(f"wrote {out / 'benchmark.json'}, {out / 'benchmark.md'}")

@@ -34,15 +34,26 @@ def play_demo(rules: Rules, seed: int, out=sys.stdout) -> dict:
         print(f"hand {hand + 1:3d}  seat {seat}: {action_ids.text(int(action[0]))}", file=out)
         if state.hand_ended[0]:
             print(f"  hand over; table was: {' | '.join(table) or '-'}", file=out)
-            print(f"  hand scores {state.hand_scores[0].tolist()}  "
-                  f"totals {state.totals[0].tolist()}", file=out)
-    result = {"steps": steps, "hands": int(state.hand_number[0]) + 1,
-              "totals": state.totals[0].tolist(),
-              "winner": int(state.winner[0]) if state.winner[0] >= 0 else None,
-              "truncated": bool(state.truncated[0])}
-    print(f"game over after {result['hands']} hands and {steps} moves: "
-          + (f"seat {result['winner']} wins" if result["winner"] is not None
-             else "stopped at max_hands, no winner"), file=out)
+            print(
+                f"  hand scores {state.hand_scores[0].tolist()}  totals {state.totals[0].tolist()}",
+                file=out,
+            )
+    result = {
+        "steps": steps,
+        "hands": int(state.hand_number[0]) + 1,
+        "totals": state.totals[0].tolist(),
+        "winner": int(state.winner[0]) if state.winner[0] >= 0 else None,
+        "truncated": bool(state.truncated[0]),
+    }
+    print(
+        f"game over after {result['hands']} hands and {steps} moves: "
+        + (
+            f"seat {result['winner']} wins"
+            if result["winner"] is not None
+            else "stopped at max_hands, no winner"
+        ),
+        file=out,
+    )
     return result
 
 

@@ -39,8 +39,14 @@ def _first_difference(a: dict, b: dict) -> str:
     return "?"
 
 
-def run_differential(rules: Rules, games: int, seed: int = 0, max_steps: int = 5000,
-                     batch_size: int = 256, stop_after: int = 5) -> DifferentialReport:
+def run_differential(
+    rules: Rules,
+    games: int,
+    seed: int = 0,
+    max_steps: int = 5000,
+    batch_size: int = 256,
+    stop_after: int = 5,
+) -> DifferentialReport:
     """Play ``games`` games in both engines, batch by batch; collect disagreements."""
     report = DifferentialReport()
     action_ids = action_layout(rules)
@@ -56,7 +62,8 @@ def run_differential(rules: Rules, games: int, seed: int = 0, max_steps: int = 5
                 ours, theirs = snapshot(rules, state, i, mask), refs[i].snapshot()
                 if ours != theirs:
                     report.disagreements.append(
-                        f"game {ids[i]} step {report.steps}: {_first_difference(ours, theirs)}")
+                        f"game {ids[i]} step {report.steps}: {_first_difference(ours, theirs)}"
+                    )
                     live[i] = False
             live &= ~state.game_over
             if len(report.disagreements) >= stop_after or not live.any():
@@ -82,14 +89,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--seed", type=seed_number, default=0)
-    parser.add_argument("--max-hands", type=positive_int, default=3,
-                        help="hands per game (keeps random games short; default 3)")
+    parser.add_argument(
+        "--max-hands",
+        type=positive_int,
+        default=3,
+        help="hands per game (keeps random games short; default 3)",
+    )
     add_rules_arguments(parser)
     args = parser.parse_args(argv)
     rules = rules_from_args(parser, args, max_hands=args.max_hands)
     report = run_differential(rules, args.games, args.seed)
-    print(f"{report.games} games, {report.hands} hands, {report.steps} steps: "
-          f"{len(report.disagreements)} disagreements")
+    print(
+        f"{report.games} games, {report.hands} hands, {report.steps} steps: "
+        f"{len(report.disagreements)} disagreements"
+    )
     for line in report.disagreements:
         print("  " + line)
     return 0 if report.ok else 1

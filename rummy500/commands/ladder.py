@@ -37,24 +37,40 @@ def build_parser() -> argparse.ArgumentParser:
     p = CommandParser(
         prog="rummy500 ladder",
         description="Rate agents in a duplicate round robin: Bradley-Terry ratings on the Elo "
-                    "scale with 95% bootstrap intervals, head to head, decisions per second.",
+        "scale with 95% bootstrap intervals, head to head, decisions per second.",
     )
-    p.add_argument("--agents", nargs="+", default=[], metavar="AGENT",
-                   help=f"agents to add: {ARENA_FORMS}")
-    p.add_argument("--no-defaults", action="store_true",
-                   help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})")
-    p.add_argument("--games", type=positive_int, default=100,
-                   help="games per pairing (per group of P agents), default 100; rounded up "
-                        "to whole cycles of seat orders (at 4 players 24 a group). The default "
-                        "four agents at 100 games cost about a quarter of an hour of CPU time, "
-                        "nearly all of it the expert's search, shared among the workers")
+    p.add_argument(
+        "--agents", nargs="+", default=[], metavar="AGENT", help=f"agents to add: {ARENA_FORMS}"
+    )
+    p.add_argument(
+        "--no-defaults",
+        action="store_true",
+        help=f"rate only --agents, not the defaults ({' '.join(DEFAULT_AGENTS)})",
+    )
+    p.add_argument(
+        "--games",
+        type=positive_int,
+        default=100,
+        help="games per pairing (per group of P agents), default 100; rounded up "
+        "to whole cycles of seat orders (at 4 players 24 a group). The default "
+        "four agents at 100 games cost about a quarter of an hour of CPU time, "
+        "nearly all of it the expert's search, shared among the workers",
+    )
     add_rules_arguments(p)
     add_seed_arguments(p, "ladder")
     p.add_argument("--out", metavar="DIR", help="write ladder.json, ladder.csv, ladder.md here")
-    p.add_argument("--batch-size", type=positive_int, default=1024,
-                   help="games played side by side (default 1024)")
-    p.add_argument("--bootstrap", type=bootstrap_count, default=200,
-                   help="bootstrap resamples for the rating intervals, at least 10 (default 200)")
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=1024,
+        help="games played side by side (default 1024)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=bootstrap_count,
+        default=200,
+        help="bootstrap resamples for the rating intervals, at least 10 (default 200)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_torch_threads_argument(p)
     add_workers_arguments(p)
@@ -84,29 +100,48 @@ def main(argv: list[str] | None = None) -> int:
     rules = rules_from_args(parser, args)
     seeds = match_seeds(specs, args.seed, args.agent_seed)
     try:
-        agents = [make_arena_agent(spec, rules, agent_seed(seeds.agents, i, 0))
-                  for i, spec in enumerate(specs)]
+        agents = [
+            make_arena_agent(spec, rules, agent_seed(seeds.agents, i, 0))
+            for i, spec in enumerate(specs)
+        ]
     except (ValueError, NotImplementedError) as e:
         parser.error(str(e))
     apply_torch_threads(args.torch_threads)
     for agent, spec in zip(agents, specs):  # the spec as given names the agent
         agent.name = spec
-    report = play_ladder(rules, agents, args.games, seed=seeds.deal, agent_root=seeds.agents,
-                         batch_size=args.batch_size,
-                         bootstrap=args.bootstrap, progress=not args.no_progress,
-                         meta={"command": "rummy500 ladder " + " ".join(args_in),
-                               "agent_seed": seeds.agents, "sealed": seeds.sealed},
-                         specs=specs, workers=workers_from_args(parser, args))
+    report = play_ladder(
+        rules,
+        agents,
+        args.games,
+        seed=seeds.deal,
+        agent_root=seeds.agents,
+        batch_size=args.batch_size,
+        bootstrap=args.bootstrap,
+        progress=not args.no_progress,
+        meta={
+            "command": "rummy500 ladder " + " ".join(args_in),
+            "agent_seed": seeds.agents,
+            "sealed": seeds.sealed,
+        },
+        specs=specs,
+        workers=workers_from_args(parser, args),
+    )
     if report["stopped"]:
-        print(f"rummy500 ladder: {report['stopped']}; the ladder stopped after "
-              f"{report['meta']['games']:,} finished games, rated below", file=sys.stderr)
+        print(
+            f"rummy500 ladder: {report['stopped']}; the ladder stopped after "
+            f"{report['meta']['games']:,} finished games, rated below",
+            file=sys.stderr,
+        )
     print(ladder_markdown(report), end="")
     if args.out:
         try:
             print("wrote " + ", ".join(str(p) for p in write_ladder(report, args.out)))
         except OSError as e:
-            print(f"rummy500 ladder: cannot write {e.filename or args.out}: "
-                  f"{e.strerror or e}; the ladder above is whole", file=sys.stderr)
+            print(
+                f"rummy500 ladder: cannot write {e.filename or args.out}: "
+                f"{e.strerror or e}; the ladder above is whole",
+                file=sys.stderr,
+            )
             return 1
     return stopped_status(report["stopped"])
 

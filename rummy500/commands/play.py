@@ -51,16 +51,20 @@ def render_for_seat(rules: Rules, state: State, seat: int, names: list[str]) -> 
     """What ``seat`` sees of game 0, as text (no hidden card appears)."""
     view = player_view(rules, state, np.array([seat]), np.array([0]))
     p = rules.players
-    lines = [f"--- hand {int(state.hand_number[0]) + 1}, turn {int(state.turn[0]) + 1}, "
-             f"{names[int(state.current_player[0])]} to play "
-             f"({PHASE_NAMES[int(state.phase[0])]}) ---"]
+    lines = [
+        f"--- hand {int(state.hand_number[0]) + 1}, turn {int(state.turn[0]) + 1}, "
+        f"{names[int(state.current_player[0])]} to play "
+        f"({PHASE_NAMES[int(state.phase[0])]}) ---"
+    ]
     for k in range(p):
         s = (seat + k) % p
         known = view.known[0, k]
         extra = f", known to hold {_cards(known)}" if known.any() and k else ""
-        lines.append(f"  {names[s]:<18} {counted(int(view.hand_sizes[0, k]), 'card'):>8}{extra}   "
-                     f"total {int(view.totals[0, k]):>5}   "
-                     f"on table {int(view.table_points[0, k]):>4}")
+        lines.append(
+            f"  {names[s]:<18} {counted(int(view.hand_sizes[0, k]), 'card'):>8}{extra}   "
+            f"total {int(view.totals[0, k]):>5}   "
+            f"on table {int(view.table_points[0, k]):>4}"
+        )
     size = int(view.pile_size[0])
     pile = "  ".join(f"{card_text(int(view.pile[0, i]))}({size - i})" for i in range(size))
     lines.append(f"  stock: {counted(int(view.stock_size[0]), 'card')}")
@@ -84,8 +88,9 @@ class Quit(Exception):
     """The person asked to leave the game."""
 
 
-def read_move(legal: list[str], action_ids, ask: Callable[[str], str],
-              say: Callable[[str], None]) -> int:
+def read_move(
+    legal: list[str], action_ids, ask: Callable[[str], str], say: Callable[[str], None]
+) -> int:
     """Ask until the person names a legal move (by number or text); returns its id, or
     raises ``Quit`` on one of ``QUIT_WORDS``."""
     while True:
@@ -123,14 +128,21 @@ def prompt_line(prompt: str) -> str:
     return line.rstrip("\n")
 
 
-def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
-              seat: int = 0, ask: Callable[[str], str] = prompt_line,
-              say: Callable[[str], None] = print) -> BatchRecorder:
+def play_game(
+    rules: Rules,
+    opponents: list[Agent],
+    seed: int,
+    game_id: int = 0,
+    seat: int = 0,
+    ask: Callable[[str], str] = prompt_line,
+    say: Callable[[str], None] = print,
+) -> BatchRecorder:
     """Play one game with the person at ``seat``; returns the game's record."""
     p = rules.players
     action_ids = action_layout(rules)
-    bots = {s: opponents[k % len(opponents)]
-            for k, s in enumerate(x for x in range(p) if x != seat)}
+    bots = {
+        s: opponents[k % len(opponents)] for k, s in enumerate(x for x in range(p) if x != seat)
+    }
     names = ["you" if s == seat else f"{bots[s].name} (seat {s})" for s in range(p)]
     game = Games(rules, 1, seed, deals=[game_id], one_game=True)
     state = game.state
@@ -153,12 +165,17 @@ def play_game(rules: Rules, opponents: list[Agent], seed: int, game_id: int = 0,
         recorder.actions(np.array([0]), np.array([action]))
         game.step(np.array([action]))
         if state.hand_ended[0]:
-            say(f"*** hand over: scores {state.hand_scores[0].tolist()}, "
-                f"totals {state.totals[0].tolist()}")
+            say(
+                f"*** hand over: scores {state.hand_scores[0].tolist()}, "
+                f"totals {state.totals[0].tolist()}"
+            )
     recorder.finish(state, np.array([0]))
     winner = int(state.winner[0])
-    say("game over: " + (f"{names[winner]} won" if winner >= 0 else "no winner (max_hands)")
-        + f", totals {state.totals[0].tolist()}")
+    say(
+        "game over: "
+        + (f"{names[winner]} won" if winner >= 0 else "no winner (max_hands)")
+        + f", totals {state.totals[0].tolist()}"
+    )
     return recorder
 
 
@@ -168,13 +185,20 @@ def _leave(number: int, frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="rummy500 play", description=__doc__.split("\n")[0])
-    parser.add_argument("--opponents", nargs="+", default=["sharp"],
-                        help=f"bots for the other seats, in order ({SPEC_FORMS}); repeated if "
-                        "there are more seats")
-    parser.add_argument("--seed", type=seed_number, default=None,
-                        help="deal seed (default: random)")
-    parser.add_argument("--daily", action="store_true",
-                        help="today's deal: everyone with the same table size gets it")
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["sharp"],
+        help=f"bots for the other seats, in order ({SPEC_FORMS}); repeated if there are more seats",
+    )
+    parser.add_argument(
+        "--seed", type=seed_number, default=None, help="deal seed (default: random)"
+    )
+    parser.add_argument(
+        "--daily",
+        action="store_true",
+        help="today's deal: everyone with the same table size gets it",
+    )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 plays first)")
     parser.add_argument("--record", metavar="FILE", help="append the game to a JSON-lines file")
     add_rules_arguments(parser)
@@ -187,8 +211,11 @@ def main(argv: list[str] | None = None) -> int:
         opponents = [make_agent(spec, rules, seed=k) for k, spec in enumerate(args.opponents)]
     except ValueError as e:
         parser.error(str(e))
-    seed = daily_seed()[0] if args.daily else (
-        args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31)))
+    seed = (
+        daily_seed()[0]
+        if args.daily
+        else (args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31)))
+    )
     for number in STOP_SIGNALS:  # a person's Ctrl-C leaves, whatever the shell ignored
         signal.signal(number, _leave)
     try:

@@ -16,20 +16,32 @@ from rummy_env.core import PRESETS, Rules
 
 def add_rules_arguments(parser: argparse.ArgumentParser, players: int = 2) -> None:
     """Add ``--preset``, ``--players`` and ``--set FLAG=VALUE ...`` to ``parser``."""
-    parser.add_argument("--preset", default="standard",
-                        help=f"rules preset: {', '.join(sorted(PRESETS))} (default standard)")
-    parser.add_argument("--players", type=int, default=players,
-                        help=f"seats at the table, 2-8 (default {players})")
-    parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="FLAG=VALUE",
-                        help="rule flags over the preset, e.g. --set target=250 wrap=true")
+    parser.add_argument(
+        "--preset",
+        default="standard",
+        help=f"rules preset: {', '.join(sorted(PRESETS))} (default standard)",
+    )
+    parser.add_argument(
+        "--players", type=int, default=players, help=f"seats at the table, 2-8 (default {players})"
+    )
+    parser.add_argument(
+        "--set",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="FLAG=VALUE",
+        help="rule flags over the preset, e.g. --set target=250 wrap=true",
+    )
 
 
-def rules_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
-                    **fixed: Any) -> Rules:
+def rules_from_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, **fixed: Any
+) -> Rules:
     """The rules the arguments name (``fixed`` flags on top), or a one-line exit."""
     try:
-        return Rules.from_dict({"preset": args.preset, "players": args.players,
-                                **parse_overrides(args.set), **fixed})
+        return Rules.from_dict(
+            {"preset": args.preset, "players": args.players, **parse_overrides(args.set), **fixed}
+        )
     except ValueError as e:
         parser.error(str(e))
 
@@ -41,6 +53,9 @@ def rules_command_line(rules: Rules) -> list[str]:
     if rules.players != 2:
         args += ["--players", str(rules.players)]
     preset = Rules.preset_named(rules.preset, players=rules.players).to_dict()
-    flags = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-             for k, v in rules.to_dict().items() if preset[k] != v]
+    flags = [
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+        for k, v in rules.to_dict().items()
+        if preset[k] != v
+    ]
     return args + (["--set", *flags] if flags else [])

@@ -14,9 +14,19 @@ from rummy500.commands.arg_checks import seed_number
 def add_seed_arguments(parser: argparse.ArgumentParser, what: str) -> None:
     """The two options, ``what`` naming what the program plays ("match", "ladder",
     "tournaments")."""
-    parser.add_argument("--seed", type=seed_number, default=None, metavar="S",
-                        help=f"deal seed (default 0; a {what} seating a cmd: agent draws it "
-                             "unseen and prints it after)")
-    parser.add_argument("--agent-seed", type=seed_number, default=None, metavar="R",
-                        help="root of the agents' seeds (default the deal seed; drawn unseen "
-                             f"when a cmd: agent sits): with --seed, replays a sealed {what}")
+    parser.add_argument(
+        "--seed",
+        type=seed_number,
+        default=None,
+        metavar="S",
+        help=f"deal seed (default 0; a {what} seating a cmd: agent draws it "
+        "unseen and prints it after)",
+    )
+    parser.add_argument(
+        "--agent-seed",
+        type=seed_number,
+        default=None,
+        metavar="R",
+        help="root of the agents' seeds (default the deal seed; drawn unseen "
+        f"when a cmd: agent sits): with --seed, replays a sealed {what}",
+    )

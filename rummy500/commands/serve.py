@@ -34,20 +34,41 @@ def _stop(number: int, frame: FrameType | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog="rummy500 serve", description=__doc__.split("\n")[0])
-    parser.add_argument("--port", type=port_number, default=8500,
-                        help="port (default 8500; 0: any free)")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--records", default="records", metavar="DIR",
-                        help="folder for saved games (default ./records)")
-    parser.add_argument("--max-games", type=positive_int, default=32,
-                        help="live games and open record files at once (default 32)")
-    parser.add_argument("--idle-minutes", type=positive_float, default=30.0,
-                        help="a game untouched this long is closed (default 30)")
-    parser.add_argument("--agents", nargs="+", metavar="AGENT", default=list(TABLE_AGENTS),
-                        help=f"the agents a page may seat ({SPEC_FORMS}), each as NAME=SPEC to "
-                        "show the pages NAME; a page picks among these and names none of its "
-                        f"own (default: {' '.join(TABLE_AGENTS)})")
+    parser.add_argument(
+        "--port", type=port_number, default=8500, help="port (default 8500; 0: any free)"
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    parser.add_argument(
+        "--records",
+        default="records",
+        metavar="DIR",
+        help="folder for saved games (default ./records)",
+    )
+    parser.add_argument(
+        "--max-games",
+        type=positive_int,
+        default=32,
+        help="live games and open record files at once (default 32)",
+    )
+    parser.add_argument(
+        "--idle-minutes",
+        type=positive_float,
+        default=30.0,
+        help="a game untouched this long is closed (default 30)",
+    )
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        metavar="AGENT",
+        default=list(TABLE_AGENTS),
+        help=f"the agents a page may seat ({SPEC_FORMS}), each as NAME=SPEC to "
+        "show the pages NAME; a page picks among these and names none of its "
+        f"own (default: {' '.join(TABLE_AGENTS)})",
+    )
     parser.add_argument("--log", action="store_true", help="print one line per request")
     args = parser.parse_args(argv)
     for spec in offered_agents(args.agents).values():
@@ -56,8 +77,15 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             parser.error(f"--agents: {e}")
     try:
-        server = make_server(args.host, args.port, args.records, args.max_games,
-                             args.idle_minutes * 60, quiet=not args.log, agents=args.agents)
+        server = make_server(
+            args.host,
+            args.port,
+            args.records,
+            args.max_games,
+            args.idle_minutes * 60,
+            quiet=not args.log,
+            agents=args.agents,
+        )
     except OSError as e:
         parser.error(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}")
     for number in STOP_SIGNALS:

@@ -25,8 +25,9 @@ import numpy as np
 from rummy_env.core import Rules, sample_legal
 
 
-def bench_vector(rules: Rules, batch_size: int, seconds: float, seed: int = 0,
-                 compact: bool = False) -> dict[str, Any]:
+def bench_vector(
+    rules: Rules, batch_size: int, seconds: float, seed: int = 0, compact: bool = False
+) -> dict[str, Any]:
     """Self-play throughput of ``RummyVectorEnv`` at B = ``batch_size`` (``compact``: with
     compact observations, as the trainer takes them)."""
     from rummy_env.envs.vector import RummyVectorEnv
@@ -101,8 +102,12 @@ def time_aec_games(env: Any, seconds: float, seed: int = 0) -> dict[str, Any]:
             games += 1
             env.reset()
         elapsed = time.perf_counter() - start
-    return {"seconds": elapsed, "agent_steps": agent_steps,
-            "agent_steps_per_s": agent_steps / elapsed, "games_finished": games}
+    return {
+        "seconds": elapsed,
+        "agent_steps": agent_steps,
+        "agent_steps_per_s": agent_steps / elapsed,
+        "games_finished": games,
+    }
 
 
 def bench_gym(rules: Rules, seconds: float, seed: int = 0) -> dict[str, Any]:

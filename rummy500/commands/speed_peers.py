@@ -80,16 +80,27 @@ def bench_openspiel_gin(seconds: float, seed: int = 0) -> dict[str, Any]:
 
 
 def _result(env: str, steps: int, games: int, elapsed: float) -> dict[str, Any]:
-    return {"env": env, "preset": "peer", "players": 2, "seconds": elapsed,
-            "agent_steps": steps, "agent_steps_per_s": steps / elapsed,
-            "games_finished": games}
+    return {
+        "env": env,
+        "preset": "peer",
+        "players": 2,
+        "seconds": elapsed,
+        "agent_steps": steps,
+        "agent_steps_per_s": steps / elapsed,
+        "games_finished": games,
+    }
 
 
 PEERS: dict[str, list[tuple[str, str, Callable[..., dict[str, Any]]]]] = {
-    "gin": [("pettingzoo-gin", "pip install 'pettingzoo[classic]<1.27' pygame (1.27 dropped it)",
-             bench_pettingzoo_gin),
-            ("rlcard-gin", "pip install -e '.[peers]'", bench_rlcard_gin),
-            ("openspiel-gin", "pip install -e '.[peers]'", bench_openspiel_gin)],
+    "gin": [
+        (
+            "pettingzoo-gin",
+            "pip install 'pettingzoo[classic]<1.27' pygame (1.27 dropped it)",
+            bench_pettingzoo_gin,
+        ),
+        ("rlcard-gin", "pip install -e '.[peers]'", bench_rlcard_gin),
+        ("openspiel-gin", "pip install -e '.[peers]'", bench_openspiel_gin),
+    ],
 }
 """``--against`` name -> (peer, what installs it, benchmark) for each peer."""
 

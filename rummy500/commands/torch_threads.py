@@ -14,10 +14,14 @@ from rummy500.eval.threads import MATCH_THREADS
 
 
 def add_torch_threads_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--torch-threads", type=positive_int, default=MATCH_THREADS,
-                        metavar="N",
-                        help=f"threads for the agents' networks (default {MATCH_THREADS}: the "
-                             "batches are small, and more threads contend with the engine)")
+    parser.add_argument(
+        "--torch-threads",
+        type=positive_int,
+        default=MATCH_THREADS,
+        metavar="N",
+        help=f"threads for the agents' networks (default {MATCH_THREADS}: the "
+        "batches are small, and more threads contend with the engine)",
+    )
 
 
 def apply_torch_threads(threads: int) -> None:

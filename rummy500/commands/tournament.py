@@ -47,25 +47,42 @@ def build_parser() -> argparse.ArgumentParser:
     p = CommandParser(
         prog="rummy500 tournament",
         description="Play multi-table tournaments: tables of entrants play one game each, "
-                    "winners go on to the next round until one final table; reports tournaments "
-                    "won (95% intervals), mean finishing round and chips.",
+        "winners go on to the next round until one final table; reports tournaments "
+        "won (95% intervals), mean finishing round and chips.",
     )
-    p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help=f"entrants: {SPEC_FORMS}; NAME*N enters N times")
-    p.add_argument("--table-size", type=int, default=4, help="most seats at a table, 2-8 "
-                                                             "(default 4)")
-    p.add_argument("--tournaments", type=positive_int, default=100,
-                   help="tournaments to play (default 100)")
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="AGENT",
+        help=f"entrants: {SPEC_FORMS}; NAME*N enters N times",
+    )
+    p.add_argument(
+        "--table-size", type=int, default=4, help="most seats at a table, 2-8 (default 4)"
+    )
+    p.add_argument(
+        "--tournaments", type=positive_int, default=100, help="tournaments to play (default 100)"
+    )
     add_rules_arguments(p)
-    p.add_argument("--pcr", type=positive_int, metavar="N",
-                   help="also report chips per tournament at this point chip ratio")
+    p.add_argument(
+        "--pcr",
+        type=positive_int,
+        metavar="N",
+        help="also report chips per tournament at this point chip ratio",
+    )
     add_seed_arguments(p, "tournament")
-    p.add_argument("--daily", action="store_true",
-                   help="seed from today's UTC date (overrides --seed)")
-    p.add_argument("--out", metavar="DIR",
-                   help="write tournament.json, tournament.csv, tournament.md here")
-    p.add_argument("--batch-size", type=positive_int, default=1024,
-                   help="games played side by side (default 1024)")
+    p.add_argument(
+        "--daily", action="store_true", help="seed from today's UTC date (overrides --seed)"
+    )
+    p.add_argument(
+        "--out", metavar="DIR", help="write tournament.json, tournament.csv, tournament.md here"
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=1024,
+        help="games played side by side (default 1024)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_workers_arguments(p)
     return p
@@ -115,8 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     seed = seeds.deal
 
     def make_agents(table_rules):
-        agents = [make_agent(spec, table_rules, agent_seed(seeds.agents, i, 0))
-                  for i, spec in enumerate(specs)]
+        agents = [
+            make_agent(spec, table_rules, agent_seed(seeds.agents, i, 0))
+            for i, spec in enumerate(specs)
+        ]
         for agent, spec in zip(agents, specs):
             agent.name = spec
         return agents
@@ -127,20 +146,40 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(e))
     plan = round_sizes(len(entries), args.table_size)
     total_games = args.tournaments * sum(len(r) for r in plan)
-    print(f"{args.tournaments} tournaments of {len(entries)} entrants: rounds of "
-          + " / ".join(f"{len(r)} table(s)" for r in plan)
-          + f", {total_games:,} games", file=sys.stderr)
-    with tqdm(total=total_games, unit="game", desc="tournaments",
-              disable=args.no_progress) as bar:
-        result = play_tournaments(rules, make_agents, entries, args.table_size,
-                                  args.tournaments, seed=seed, pcr=args.pcr,
-                                  batch_size=args.batch_size, on_games=bar.update,
-                                  specs=specs, workers=workers_from_args(parser, args),
-                                  agent_root=seeds.agents)
-    report = build_tournament_report(result, pcr=args.pcr, meta={
-        "preset": rules.preset, "rules": rules.to_dict(), "daily": day,
-        "command": "rummy500 tournament " + " ".join(args_in), "seed": seeds.deal,
-        "agent_seed": seeds.agents, "sealed": seeds.sealed})
+    print(
+        f"{args.tournaments} tournaments of {len(entries)} entrants: rounds of "
+        + " / ".join(f"{len(r)} table(s)" for r in plan)
+        + f", {total_games:,} games",
+        file=sys.stderr,
+    )
+    with tqdm(total=total_games, unit="game", desc="tournaments", disable=args.no_progress) as bar:
+        result = play_tournaments(
+            rules,
+            make_agents,
+            entries,
+            args.table_size,
+            args.tournaments,
+            seed=seed,
+            pcr=args.pcr,
+            batch_size=args.batch_size,
+            on_games=bar.update,
+            specs=specs,
+            workers=workers_from_args(parser, args),
+            agent_root=seeds.agents,
+        )
+    report = build_tournament_report(
+        result,
+        pcr=args.pcr,
+        meta={
+            "preset": rules.preset,
+            "rules": rules.to_dict(),
+            "daily": day,
+            "command": "rummy500 tournament " + " ".join(args_in),
+            "seed": seeds.deal,
+            "agent_seed": seeds.agents,
+            "sealed": seeds.sealed,
+        },
+    )
     print(tournament_markdown(report), end="")
     if args.out:
         print("wrote " + ", ".join(str(p) for p in write_tournament_report(report, args.out)))

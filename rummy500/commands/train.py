@@ -55,23 +55,41 @@ def main(argv: list[str] | None = None) -> int:
         "Ctrl-C saves last.pt after the update under way and prints how to resume.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--config", metavar="RECIPE",
-                        help="a YAML file of TrainConfig fields, or the name of a packaged "
-                        "recipe (--list-configs)")
-    parser.add_argument("--list-configs", action="store_true",
-                        help="list the packaged recipes and exit")
-    parser.add_argument("--show-config", metavar="RECIPE",
-                        help="print a recipe's YAML (to copy and edit) and exit")
-    parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
-                        help="override config fields, e.g. total_steps=200000 rules.players=3")
-    parser.add_argument("--resume", metavar="RUN",
-                        help="continue a run (its folder, or its name under run_dir) from "
-                        "last.pt, with the config stored there")
-    parser.add_argument("--device", choices=["auto", "cpu", "cuda"],
-                        help="where the network runs (default: the config's, auto)")
-    parser.add_argument("--backend", choices=list(BACKENDS), default="builtin",
-                        help="builtin PPO (default) or Ray RLlib (pip install -e '.[rllib]'; "
-                        "config: rllib_selfplay)")
+    parser.add_argument(
+        "--config",
+        metavar="RECIPE",
+        help="a YAML file of TrainConfig fields, or the name of a packaged recipe (--list-configs)",
+    )
+    parser.add_argument(
+        "--list-configs", action="store_true", help="list the packaged recipes and exit"
+    )
+    parser.add_argument(
+        "--show-config", metavar="RECIPE", help="print a recipe's YAML (to copy and edit) and exit"
+    )
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="override config fields, e.g. total_steps=200000 rules.players=3",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN",
+        help="continue a run (its folder, or its name under run_dir) from "
+        "last.pt, with the config stored there",
+    )
+    parser.add_argument(
+        "--device",
+        choices=["auto", "cpu", "cuda"],
+        help="where the network runs (default: the config's, auto)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=list(BACKENDS),
+        default="builtin",
+        help="builtin PPO (default) or Ray RLlib (pip install -e '.[rllib]'; "
+        "config: rllib_selfplay)",
+    )
     args = parser.parse_args(argv)
     if args.list_configs or args.show_config:
         return _show_recipes(args.show_config)
@@ -91,9 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         from rummy500.train.ppo import TrainingDiverged, train
 
         if cfg.planned_steps != cfg.total_steps:
-            print(f"total_steps={cfg.total_steps:,} runs as {cfg.planned_steps:,}: "
-                  f"{cfg.num_updates} whole rollouts of num_envs x num_steps = "
-                  f"{cfg.batch_per_update:,} agent-steps")
+            print(
+                f"total_steps={cfg.total_steps:,} runs as {cfg.planned_steps:,}: "
+                f"{cfg.num_updates} whole rollouts of num_envs x num_steps = "
+                f"{cfg.batch_per_update:,} agent-steps"
+            )
         result = train(cfg, resume=args.resume)
     except ConfigError as e:
         return _fail(str(e))
@@ -101,12 +121,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rummy500 train: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # a full disk, a folder made read-only under the run
-        print(f"rummy500 train: cannot write {e.filename or 'the run'}: {e.strerror or e}; "
-              "the checkpoints written before are kept", file=sys.stderr)
+        print(
+            f"rummy500 train: cannot write {e.filename or 'the run'}: {e.strerror or e}; "
+            "the checkpoints written before are kept",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
-        print("rummy500 train: stopped at once; the checkpoints already written are kept",
-              file=sys.stderr)
+        print(
+            "rummy500 train: stopped at once; the checkpoints already written are kept",
+            file=sys.stderr,
+        )
         return 130
     print(closing_summary(result, Rules.from_dict(cfg.rules)))
     return 0 if result.stopped_by is None else 128 + result.stopped_by
@@ -117,40 +142,54 @@ def closing_summary(result: TrainResult, rules: Rules) -> str:
     intervals, where its files are, and the commands to go on with."""
     run_dir, last = result.run_dir, result.run_dir / "last.pt"
     minutes = result.seconds / 60
-    lines = [f"run ended: {result.stop_reason} at step {result.global_step:,} of "
-             f"{result.planned_steps:,} ({result.updates} updates, {minutes:.1f} minutes, "
-             f"{result.steps_per_second:,.0f} agent-steps/s)"]
+    lines = [
+        f"run ended: {result.stop_reason} at step {result.global_step:,} of "
+        f"{result.planned_steps:,} ({result.updates} updates, {minutes:.1f} minutes, "
+        f"{result.steps_per_second:,.0f} agent-steps/s)"
+    ]
     if result.last_eval:
         games = int(next(iter(result.last_eval.values()))["games"])
-        lines.append(f"evaluation at step {result.eval_step:,} ({games} duplicate games "
-                     "each, greedy play, 95% interval by deal):")
-        lines += [f"  vs {name}: win rate {s['win_rate']:.1%} ({s['win_lo']:.1%}-"
-                  f"{s['win_hi']:.1%}), points/hand {s['points_per_hand']:+.1f}"
-                  for name, s in result.last_eval.items()]
+        lines.append(
+            f"evaluation at step {result.eval_step:,} ({games} duplicate games "
+            "each, greedy play, 95% interval by deal):"
+        )
+        lines += [
+            f"  vs {name}: win rate {s['win_rate']:.1%} ({s['win_lo']:.1%}-"
+            f"{s['win_hi']:.1%}), points/hand {s['points_per_hand']:+.1f}"
+            for name, s in result.last_eval.items()
+        ]
     else:
         lines.append("evaluation: none (eval_opponents is empty)")
     if result.games_finished == 0:
         moves = result.global_step // max(1, result.updates)
-        lines.append(f"  no game finished yet, so charts/episodic_return is empty: a game to "
-                     f"{rules.target} takes several hundred moves; charts/hand_return shows "
-                     f"the hands ({moves:,} agent-steps per update)")
+        lines.append(
+            f"  no game finished yet, so charts/episodic_return is empty: a game to "
+            f"{rules.target} takes several hundred moves; charts/hand_return shows "
+            f"the hands ({moves:,} agent-steps per update)"
+        )
     lines += ["files:", f"  last.pt      {last}"]
     if (run_dir / "best.pt").exists():
         lines.append(f"  best.pt      {run_dir / 'best.pt'}  (the evaluations' best)")
     lines.append(f"  TensorBoard  {run_dir}  (tensorboard --logdir {run_dir.parent})")
-    lines.append(f"  plot         {result.plot}" if result.plot is not None
-                 else f"  plot         none: {result.plot_missing}")
+    lines.append(
+        f"  plot         {result.plot}"
+        if result.plot is not None
+        else f"  plot         none: {result.plot_missing}"
+    )
     ckpt = shlex.quote(f"ckpt:{last}")
     lines += ["next:", f"  {eval_command(last, rules)} --games 400 --duplicate"]
     if result.stopped_by is not None or result.global_step < result.planned_steps:
-        lines.append(f"  rummy500 train --resume {shlex.quote(str(run_dir))}"
-                     "      # go on to its total_steps")
+        lines.append(
+            f"  rummy500 train --resume {shlex.quote(str(run_dir))}      # go on to its total_steps"
+        )
     from rummy500.eval.benchmark import RULES as BENCHMARK_RULES
 
     if rules == BENCHMARK_RULES:  # the protocol's rules: a run under others is not offered it
         lines.append(f"  rummy500 benchmark {ckpt}")
-    lines += [f"  python -m rummy500.train.plots {shlex.quote(str(run_dir))}",
-              f"  rummy500 serve --agents {ckpt} sharp      # play it in the browser"]
+    lines += [
+        f"  python -m rummy500.train.plots {shlex.quote(str(run_dir))}",
+        f"  rummy500 serve --agents {ckpt} sharp      # play it in the browser",
+    ]
     return "\n".join(lines)
 
 
@@ -202,18 +241,26 @@ def _main_rllib(args: argparse.Namespace) -> int:
     try:
         out = train_rllib(cfg, resume=args.resume)
     except KeyboardInterrupt:
-        print("rummy500 train: stopped; the run's last evaluation saved last.pt and rllib/ "
-              "(continue it with --resume RUN)", file=sys.stderr)
+        print(
+            "rummy500 train: stopped; the run's last evaluation saved last.pt and rllib/ "
+            "(continue it with --resume RUN)",
+            file=sys.stderr,
+        )
         return 130
     stages = ", ".join(f"{k} {v:.2f} s" for k, v in out["seconds_per_iteration"].items())
-    print(f"run: {out['run_dir']}  steps: {out['global_step']:,}  "
-          f"SPS: {out['steps_per_second']:,.0f} (learner decisions)  "
-          f"moves/s: {out['moves_per_second']:,.0f} (every seat)  per iteration: {stages}")
+    print(
+        f"run: {out['run_dir']}  steps: {out['global_step']:,}  "
+        f"SPS: {out['steps_per_second']:,.0f} (learner decisions)  "
+        f"moves/s: {out['moves_per_second']:,.0f} (every seat)  per iteration: {stages}"
+    )
     for name, stats in out["last_eval"].items():
-        print(f"  vs {name}: win rate {stats['win_rate']:.3f}, "
-              f"points/hand {stats['points_per_hand']:+.1f}")
-    print(f"checkpoint: {out['checkpoint']}  (rummy500 eval --agents ckpt:{out['checkpoint']} "
-          "sharp)")
+        print(
+            f"  vs {name}: win rate {stats['win_rate']:.3f}, "
+            f"points/hand {stats['points_per_hand']:+.1f}"
+        )
+    print(
+        f"checkpoint: {out['checkpoint']}  (rummy500 eval --agents ckpt:{out['checkpoint']} sharp)"
+    )
     return 0
 
 

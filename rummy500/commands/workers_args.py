@@ -14,14 +14,22 @@ from rummy500.eval.shards import Workers, default_workers
 
 
 def add_workers_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workers", type=positive_int, default=default_workers(), metavar="N",
-                        help="worker processes playing the match's games side by side "
-                             f"(default: this machine's cores, {default_workers()}); the "
-                             "report is the same at any number")
-    parser.add_argument("--ray", metavar="ADDRESS",
-                        help="play the games as tasks of the Ray cluster at ADDRESS (auto: "
-                             "the cluster of this node; local: a Ray started for the run) "
-                             "instead of --workers; the report is the same")
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=default_workers(),
+        metavar="N",
+        help="worker processes playing the match's games side by side "
+        f"(default: this machine's cores, {default_workers()}); the "
+        "report is the same at any number",
+    )
+    parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games as tasks of the Ray cluster at ADDRESS (auto: "
+        "the cluster of this node; local: a Ray started for the run) "
+        "instead of --workers; the report is the same",
+    )
 
 
 def workers_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Workers:

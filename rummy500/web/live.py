@@ -36,9 +36,15 @@ PERSON = "human"
 class LiveGame:
     """One game: rules, the deal's seed, an agent per seat not played by the person."""
 
-    def __init__(self, rules: Rules, seed: int, agents: dict[int, Agent],
-                 person: int | None, names: dict[int, str] | None = None,
-                 remake: Callable[[int], Agent] | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int,
+        agents: dict[int, Agent],
+        person: int | None,
+        names: dict[int, str] | None = None,
+        remake: Callable[[int], Agent] | None = None,
+    ) -> None:
         """``names``: what the page calls each agent seat (the names the operator offered;
         default the agents' own); ``remake(seat)``: a fresh agent for a seat whose agent
         failed (none: the failed agent stays)."""
@@ -50,8 +56,9 @@ class LiveGame:
         shown = names or {s: agent.name for s, agent in agents.items()}
         self.names = ["you" if s == person else shown[s] for s in range(rules.players)]
         self.recorder = BatchRecorder(rules, seed)
-        self.recorder.start(0, 0, [PERSON if s == person else shown[s]
-                                   for s in range(rules.players)])
+        self.recorder.start(
+            0, 0, [PERSON if s == person else shown[s] for s in range(rules.players)]
+        )
         self.version = 0
         self.last_move: dict[str, Any] | None = None
         self.hand_end: dict[str, Any] | None = None
@@ -89,14 +96,23 @@ class LiveGame:
             view["seats"][0]["hand"] = None
             view["viewer"] = None
         to_play = int(self.state.current_player[0])
-        waiting = ("over" if self.state.game_over[0] else
-                   "you" if to_play == self.person else "agent")
+        waiting = (
+            "over" if self.state.game_over[0] else "you" if to_play == self.person else "agent"
+        )
         hand_end = self.hand_end
         if hand_end is not None and not face_up:
             hand_end = {**hand_end, "hands": None}
-        view.update({"kind": self.kind, "version": self.version, "waiting": waiting,
-                     "last_move": self.last_move, "hand_end": hand_end,
-                     "face_up": face_up, "seed": self.seed if waiting == "over" else None})
+        view.update(
+            {
+                "kind": self.kind,
+                "version": self.version,
+                "waiting": waiting,
+                "last_move": self.last_move,
+                "hand_end": hand_end,
+                "face_up": face_up,
+                "seed": self.seed if waiting == "over" else None,
+            }
+        )
         return view
 
     # Changing --------------------------------------------------------------------
@@ -106,15 +122,19 @@ class LiveGame:
             if self.person is None:
                 raise Refusal(409, "nobody plays a watched game from the page")
             if seat is not None and seat != self.person:
-                raise Refusal(403, f"you sit at seat {self.person}; seat {seat} is "
-                              f"{self.names[seat] if 0 <= seat < len(self.names) else 'no seat'}")
+                raise Refusal(
+                    403,
+                    f"you sit at seat {self.person}; seat {seat} is "
+                    f"{self.names[seat] if 0 <= seat < len(self.names) else 'no seat'}",
+                )
             self._check_version(version)
             to_play = int(self.state.current_player[0])
             if self.state.game_over[0]:
                 raise Refusal(409, "the game is over")
             if to_play != self.person:
-                raise Refusal(409, f"not your turn: {self.names[to_play]} (seat {to_play}) "
-                              "is to play")
+                raise Refusal(
+                    409, f"not your turn: {self.names[to_play]} (seat {to_play}) is to play"
+                )
             try:
                 action = action_layout(self.rules).parse(text)
             except ValueError as e:
@@ -135,8 +155,9 @@ class LiveGame:
                 raise Refusal(409, "it is your turn: the agents wait for your move")
             seen = self.game.view(np.array([to_play]), np.array([0]))
             try:
-                action = int(self.agents[to_play].act(Decision(self.rules, self.game.mask(),
-                                                               seen))[0])
+                action = int(
+                    self.agents[to_play].act(Decision(self.rules, self.game.mask(), seen))[0]
+                )
             except AgentFailure as e:  # an agent from outside: the game waits, unchanged
                 self._replace(to_play)
                 raise AgentUnavailable(self.names[to_play], str(e)) from None
@@ -167,8 +188,11 @@ class LiveGame:
 
     def _check_version(self, version: int) -> None:
         if version != self.version:
-            raise Refusal(409, f"stale request: the game is at move {self.version}, the page "
-                          f"sent move {version}; showing the game as it stands")
+            raise Refusal(
+                409,
+                f"stale request: the game is at move {self.version}, the page "
+                f"sent move {version}; showing the game as it stands",
+            )
 
     def _apply(self, action: int) -> None:
         actor = int(self.state.current_player[0])
@@ -178,11 +202,13 @@ class LiveGame:
             raise Refusal(409, str(e)) from None
         self.recorder.actions(np.array([0]), np.array([action]))
         self.version += 1
-        self.last_move = {"seat": actor, "name": self.names[actor],
-                          "text": action_layout(self.rules).text(action)}
+        self.last_move = {
+            "seat": actor,
+            "name": self.names[actor],
+            "text": action_layout(self.rules).text(action),
+        }
         if ended is not None:
-            self.hand_end = {"version": self.version,
-                             **hand_end_view(self.rules, ended)}
+            self.hand_end = {"version": self.version, **hand_end_view(self.rules, ended)}
         if self.state.game_over[0]:
             self.close()
 

@@ -45,9 +45,17 @@ class ReplayFile:
 
     def games(self) -> list[dict[str, Any]]:
         """One line per game: who played, the deal, how many moves, the result."""
-        return [{"index": k, "agents": r.agents, "seed": r.seed, "game_id": r.game_id,
-                 "moves": len(r.actions), "result": r.result}
-                for k, r in enumerate(self.records)]
+        return [
+            {
+                "index": k,
+                "agents": r.agents,
+                "seed": r.seed,
+                "game_id": r.game_id,
+                "moves": len(r.actions),
+                "result": r.result,
+            }
+            for k, r in enumerate(self.records)
+        ]
 
     def frame(self, game: int, move: int, seat: int | None) -> dict[str, Any]:
         """The game after ``move`` moves, face up (``seat`` None) or as one seat saw it."""
@@ -69,19 +77,30 @@ class ReplayFile:
         for k in range(start * CHECKPOINT_EVERY, move):
             actor = int(state.current_player[0])
             ended = play_move(played, ids.parse(record.actions[k]))
-            last_move = {"seat": actor, "name": record.agents[actor],
-                         "text": record.actions[k]}
+            last_move = {"seat": actor, "name": record.agents[actor], "text": record.actions[k]}
         names = record.agents
-        view = (face_up_view(rules, state, names) if seat is None else
-                seat_view(rules, state, seat, names, offer_moves=False))
+        view = (
+            face_up_view(rules, state, names)
+            if seat is None
+            else seat_view(rules, state, seat, names, offer_moves=False)
+        )
         hand_end = hand_end_view(rules, ended) if ended is not None else None
         if hand_end is not None and seat is not None:
             hand_end["hands"] = None
-        view.update({"kind": "replay", "game": game, "move": move,
-                     "moves_total": len(record.actions), "last_move": last_move,
-                     "next_move": record.actions[move] if move < len(record.actions) else None,
-                     "hand_end": hand_end, "hand_starts": opened.hand_starts,
-                     "seed": record.seed, "result": record.result})
+        view.update(
+            {
+                "kind": "replay",
+                "game": game,
+                "move": move,
+                "moves_total": len(record.actions),
+                "last_move": last_move,
+                "next_move": record.actions[move] if move < len(record.actions) else None,
+                "hand_end": hand_end,
+                "hand_starts": opened.hand_starts,
+                "seed": record.seed,
+                "result": record.result,
+            }
+        )
         return view
 
     def _open(self, game: int) -> _OpenedGame:

@@ -48,8 +48,12 @@ MAX_BODY = 64 * 1024
 """Largest request body, except a record file."""
 MAX_RECORD_BODY = 16 * 1024 * 1024
 """Largest record file the page may upload."""
-STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
+STATIC_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
 TABLE_ID = r"([A-Za-z0-9_-]{1,64})"
 ROUTES = [  # (method, path pattern, handler name)
     ("GET", r"/api/options", "options"),
@@ -84,8 +88,14 @@ class TableServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128  # connections waiting to be accepted: a burst is served, not dropped
 
-    def __init__(self, address: tuple[str, int], tables: Tables, records_dir: str | Path,
-                 quiet: bool = True, agents: Sequence[str] = TABLE_AGENTS) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        tables: Tables,
+        records_dir: str | Path,
+        quiet: bool = True,
+        agents: Sequence[str] = TABLE_AGENTS,
+    ) -> None:
         super().__init__(address, TableHandler)
         self.tables, self.records_dir, self.quiet = tables, Path(records_dir), quiet
         self.agents = offered_agents(agents)
@@ -95,8 +105,11 @@ class TableServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         # Loopback servers answer only to loopback names: a web page elsewhere cannot
         # reach the table through a name of its own pointing here (DNS rebinding).
-        self.hosts = ({f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]")}
-                      if host in ("127.0.0.1", "::1", "localhost") else None)
+        self.hosts = (
+            {f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]")}
+            if host in ("127.0.0.1", "::1", "localhost")
+            else None
+        )
 
     @property
     def url(self) -> str:
@@ -154,8 +167,9 @@ class TableHandler(BaseHTTPRequestHandler):
             self.close_connection = True
         except Exception as e:  # a bug must not take the server down, nor hide
             self.log_error("error on %s %s: %r", method, self.path, e)
-            self._send_json(500, {"error": "internal error (the server's log has the details)",
-                                  "status": 500})
+            self._send_json(
+                500, {"error": "internal error (the server's log has the details)", "status": 500}
+            )
 
     def _check_host(self) -> None:
         if self.server.hosts is not None and self.headers.get("Host") not in self.server.hosts:
@@ -217,8 +231,12 @@ class TableHandler(BaseHTTPRequestHandler):
     # API -----------------------------------------------------------------------
     def options(self) -> dict[str, Any]:
         seed, day = daily_seed()
-        return {"presets": sorted(PRESETS), "agents": list(self.server.agents),
-                "daily": {"date": day}, "max_players": 8}
+        return {
+            "presets": sorted(PRESETS),
+            "agents": list(self.server.agents),
+            "daily": {"date": day},
+            "max_players": 8,
+        }
 
     def create_game(self) -> dict[str, Any]:
         body = self._body()
@@ -246,8 +264,7 @@ class TableHandler(BaseHTTPRequestHandler):
     def advance(self, game_id: str) -> dict[str, Any]:
         body = self._body()
         game = self.server.tables.get(game_id, LiveGame)
-        return {"id": game_id,
-                **game.advance(self._version(body), self._flag(body.get("face_up")))}
+        return {"id": game_id, **game.advance(self._version(body), self._flag(body.get("face_up")))}
 
     def download_record(self, game_id: str) -> dict[str, Any]:
         record = self.server.tables.get(game_id, LiveGame).record()
@@ -260,8 +277,11 @@ class TableHandler(BaseHTTPRequestHandler):
             path = save_record(self.server.records_dir, _record_name(game_id), record)
         except OSError as e:
             self.log_error("cannot save %s: %r", game_id, e)
-            raise Refusal(503, "this server cannot save records (its records folder cannot be "
-                          "written); download the record instead") from None
+            raise Refusal(
+                503,
+                "this server cannot save records (its records folder cannot be "
+                "written); download the record instead",
+            ) from None
         return {"path": path.name}
 
     def open_replay(self) -> dict[str, Any]:
@@ -276,8 +296,7 @@ class TableHandler(BaseHTTPRequestHandler):
             seat = self.query.get("seat", "all")
             seat = None if seat == "all" else int(seat)
         except ValueError:
-            raise Refusal(400, "game, move and seat must be integers (seat may be 'all')") \
-                from None
+            raise Refusal(400, "game, move and seat must be integers (seat may be 'all')") from None
         return {"id": replay_id, **replays.frame(game, move, seat)}
 
     # Answers -------------------------------------------------------------------
@@ -293,8 +312,10 @@ class TableHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Content-Security-Policy",
-                         "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+        self.send_header(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+        )
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
@@ -317,10 +338,15 @@ def _record_name(game_id: str) -> str:
     return f"web-{time.strftime('%Y%m%d-%H%M%S')}-{game_id}.jsonl"
 
 
-def make_server(host: str = "127.0.0.1", port: int = 0, records_dir: str | Path = "records",
-                max_tables: int = 32, idle_seconds: float = 1800.0,
-                quiet: bool = True, agents: Sequence[str] = TABLE_AGENTS) -> TableServer:
+def make_server(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    records_dir: str | Path = "records",
+    max_tables: int = 32,
+    idle_seconds: float = 1800.0,
+    quiet: bool = True,
+    agents: Sequence[str] = TABLE_AGENTS,
+) -> TableServer:
     """A bound, not yet serving table server (``port`` 0 picks a free port) whose pages may
     seat ``agents`` (specs the caller checked: they may run code or read files)."""
-    return TableServer((host, port), Tables(max_tables, idle_seconds), records_dir, quiet,
-                       agents)
+    return TableServer((host, port), Tables(max_tables, idle_seconds), records_dir, quiet, agents)

@@ -35,8 +35,12 @@ MAX_RECORDS = 2000
 class Tables:
     """Live games and opened record files by id, bounded in number, idle ones expired."""
 
-    def __init__(self, max_tables: int = 32, idle_seconds: float = 1800.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        max_tables: int = 32,
+        idle_seconds: float = 1800.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_tables, self.idle_seconds, self.clock = max_tables, idle_seconds, clock
         self.lock = threading.Lock()
         self.items: dict[str, LiveGame | ReplayFile] = {}
@@ -52,8 +56,10 @@ class Tables:
             self.making += not full
         _close(expired)
         if full:
-            raise Refusal(503, f"the server holds {self.max_tables} games already; "
-                          "close a tab or try again later")
+            raise Refusal(
+                503,
+                f"the server holds {self.max_tables} games already; close a tab or try again later",
+            )
         try:
             item = make()
         finally:
@@ -74,8 +80,11 @@ class Tables:
                 item.touched = self.clock()
         _close(expired)
         if not isinstance(item, kind):
-            raise Refusal(404, f"no such {'replay' if kind is ReplayFile else 'game'} "
-                          f"{table_id!r} (unknown, or closed after idling)")
+            raise Refusal(
+                404,
+                f"no such {'replay' if kind is ReplayFile else 'game'} "
+                f"{table_id!r} (unknown, or closed after idling)",
+            )
         return item
 
     def close(self, table_id: str) -> None:
@@ -134,8 +143,9 @@ def rules_of(body: dict[str, Any]) -> Rules:
     players = _field(body, "players", int, 2)
     flags = _field(body, "flags", str, "")
     try:
-        return Rules.from_dict({"preset": preset, "players": players,
-                                **parse_overrides(flags.split())})
+        return Rules.from_dict(
+            {"preset": preset, "players": players, **parse_overrides(flags.split())}
+        )
     except ValueError as e:
         raise Refusal(400, str(e)) from None
 
@@ -157,8 +167,11 @@ def offered_agents(specs: Sequence[str]) -> dict[str, str]:
     for spec in specs:
         spec = spec.strip()
         labelled = LABEL.match(spec)
-        name, spec = (labelled.group(1).strip(), labelled.group(2).strip()) if labelled \
+        name, spec = (
+            (labelled.group(1).strip(), labelled.group(2).strip())
+            if labelled
             else (short_name(spec), spec)
+        )
         unique, n = name, 1
         while unique in offered:
             n += 1
@@ -200,8 +213,11 @@ def new_game(body: dict[str, Any], offered: dict[str, str]) -> LiveGame:
         raise Refusal(400, "'opponents' must be a non-empty list of agent names")
     for spec in specs:
         if spec.strip() not in offered:
-            raise Refusal(400, f"this table does not offer the agent {spec.strip()[:80]!r}; "
-                          f"it offers: {', '.join(offered)}")
+            raise Refusal(
+                400,
+                f"this table does not offer the agent {spec.strip()[:80]!r}; "
+                f"it offers: {', '.join(offered)}",
+            )
     person = _field(body, "seat", int, 0) if mode == "play" else None
     if person is not None and not 0 <= person < rules.players:
         raise Refusal(400, f"'seat' must be in 0..{rules.players - 1}")
@@ -251,4 +267,3 @@ def record_file(body: dict[str, Any]) -> ReplayFile:
     if not records:
         raise Refusal(400, "the file holds no game record")
     return ReplayFile(records)
-

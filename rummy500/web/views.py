@@ -33,8 +33,12 @@ def _melds(state: State) -> list[dict[str, Any]]:
     out = []
     for m in range(int(state.n_melds[0])):
         texts, by = meld_cards(state, 0, m)
-        out.append({"kind": "run" if int(state.meld_kind[0, m]) == KIND_RUN else "set",
-                    "cards": [{"card": t, "by": b} for t, b in zip(texts, by)]})
+        out.append(
+            {
+                "kind": "run" if int(state.meld_kind[0, m]) == KIND_RUN else "set",
+                "cards": [{"card": t, "by": b} for t, b in zip(texts, by)],
+            }
+        )
     return out
 
 
@@ -69,35 +73,48 @@ def legal_moves(rules: Rules, state: State, hand: list[str]) -> list[dict[str, A
     moves = []
     for action in np.flatnonzero(legal_mask(rules, state)[0]):
         text = ids.text(int(action))
-        moves.append({"text": text, "verb": text.split()[0],
-                      "uses": hand_cards_used(text, hand)})
+        moves.append({"text": text, "verb": text.split()[0], "uses": hand_cards_used(text, hand)})
     return moves
 
 
-def seat_view(rules: Rules, state: State, seat: int, names: list[str],
-              offer_moves: bool = True) -> dict[str, Any]:
+def seat_view(
+    rules: Rules, state: State, seat: int, names: list[str], offer_moves: bool = True
+) -> dict[str, Any]:
     """What ``seat`` may see of the game, with its legal moves when it is to act."""
     v = player_view(rules, state, np.array([seat]), np.array([0]))
     p = rules.players
     absolute = [(seat + k) % p for k in range(p)]
     seats = [None] * p
     for k, s in enumerate(absolute):
-        seats[s] = {"name": names[s], "hand_size": int(v.hand_sizes[0, k]),
-                    "table_points": int(v.table_points[0, k]), "total": int(v.totals[0, k]),
-                    "known": count_texts(v.known[0, k]) if k else [], "hand": None}
+        seats[s] = {
+            "name": names[s],
+            "hand_size": int(v.hand_sizes[0, k]),
+            "table_points": int(v.table_points[0, k]),
+            "total": int(v.totals[0, k]),
+            "known": count_texts(v.known[0, k]) if k else [],
+            "hand": None,
+        }
     hand = count_texts(v.hand[0])
     seats[seat]["hand"] = hand
     to_play = (seat + int(v.current_player[0])) % p
     view = _common(rules, state, names)
-    view.update({
-        "viewer": seat, "seats": seats,
-        "to_play": to_play, "dealer": (seat + int(v.dealer[0])) % p,
-        "stock_size": int(v.stock_size[0]),
-        "pile": [card_text(int(c)) for c in v.pile[0, : int(v.pile_size[0])]],
-        "owed": _card_or_none(v.owed[0]), "no_discard": _card_or_none(v.no_discard[0]),
-        "moves": (legal_moves(rules, state, hand)
-                  if offer_moves and to_play == seat and _live(state) else []),
-    })
+    view.update(
+        {
+            "viewer": seat,
+            "seats": seats,
+            "to_play": to_play,
+            "dealer": (seat + int(v.dealer[0])) % p,
+            "stock_size": int(v.stock_size[0]),
+            "pile": [card_text(int(c)) for c in v.pile[0, : int(v.pile_size[0])]],
+            "owed": _card_or_none(v.owed[0]),
+            "no_discard": _card_or_none(v.no_discard[0]),
+            "moves": (
+                legal_moves(rules, state, hand)
+                if offer_moves and to_play == seat and _live(state)
+                else []
+            ),
+        }
+    )
     return view
 
 
@@ -114,11 +131,15 @@ def hand_end_view(rules: Rules, ended: State) -> dict[str, Any]:
     """The hand just ended: its scores, the totals, who went out, the final table and
     every hand left (``hands``, which the view of a live player leaves out)."""
     went_out = int(ended.went_out[0])
-    return {"hand": int(ended.hand_number[0]) + 1,
-            "scores": ended.hand_scores[0].tolist(), "totals": ended.totals[0].tolist(),
-            "went_out": went_out if went_out >= 0 else None, "melds": _melds(ended),
-            "hand_sizes": ended.hand_size[0].tolist(),
-            "hands": [count_texts(ended.hand[0, s]) for s in range(rules.players)]}
+    return {
+        "hand": int(ended.hand_number[0]) + 1,
+        "scores": ended.hand_scores[0].tolist(),
+        "totals": ended.totals[0].tolist(),
+        "went_out": went_out if went_out >= 0 else None,
+        "melds": _melds(ended),
+        "hand_sizes": ended.hand_size[0].tolist(),
+        "hands": [count_texts(ended.hand[0, s]) for s in range(rules.players)],
+    }
 
 
 def _live(state: State) -> bool:
@@ -129,12 +150,18 @@ def _common(rules: Rules, state: State, names: list[str]) -> dict[str, Any]:
     """The public facts of a game that any viewer sees the same way."""
     winner = int(state.winner[0])
     return {
-        "rules": {"preset": rules.preset, "players": rules.players, "target": rules.target,
-                  "flags": rules.to_dict()},
+        "rules": {
+            "preset": rules.preset,
+            "players": rules.players,
+            "target": rules.target,
+            "flags": rules.to_dict(),
+        },
         "names": list(names),
-        "hand_number": int(state.hand_number[0]) + 1, "turn": int(state.turn[0]) + 1,
+        "hand_number": int(state.hand_number[0]) + 1,
+        "turn": int(state.turn[0]) + 1,
         "phase": PHASE_NAMES[int(state.phase[0])],
         "melds": _melds(state),
-        "game_over": bool(state.game_over[0]), "truncated": bool(state.truncated[0]),
+        "game_over": bool(state.game_over[0]),
+        "truncated": bool(state.truncated[0]),
         "winner": winner if winner >= 0 else None,
     }

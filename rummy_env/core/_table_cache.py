@@ -55,11 +55,20 @@ def table_key_one(rules: Rules, state: State) -> tuple[int, ...]:
     state (numpy calls on arrays of a few elements cost more than the arithmetic):
     the one-game envs key their kept tables by it."""
     key = int(state.key[0])
-    on_table = (rules.deck_cards - int(state.stock_size[0]) - int(state.pile_size[0])
-                - sum(state.hand_size[0].tolist()))
+    on_table = (
+        rules.deck_cards
+        - int(state.stock_size[0])
+        - int(state.pile_size[0])
+        - sum(state.hand_size[0].tolist())
+    )
     jokers = int(state.meld_joker[0].sum()) if rules.n_jokers else 0
-    return (key - (1 << 64) if key >= 1 << 63 else key, int(state.hand_number[0]),
-            int(state.n_melds[0]), on_table, jokers)
+    return (
+        key - (1 << 64) if key >= 1 << 63 else key,
+        int(state.hand_number[0]),
+        int(state.n_melds[0]),
+        on_table,
+        jokers,
+    )
 
 
 class TableCache:
@@ -113,8 +122,9 @@ class TableCache:
                     self.blocked[rows] = blocked_cards(self.rules, state, rows)
         self._keys = keys
 
-    def _columns_and_points(self, state: State, rows: np.ndarray | None
-                            ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    def _columns_and_points(
+        self, state: State, rows: np.ndarray | None
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """(``table_codes``, ``table_points``) of the games ``rows`` (None: all), each None
         unless kept; both from one walk over the filled slots when both are kept."""
         if self.keeps_columns and self.keeps_points:

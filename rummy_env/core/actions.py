@@ -82,10 +82,16 @@ class ActionLayout:
     def ranges(self) -> list[tuple[str, int, int]]:
         """(name, first id, count) of each range, in id order."""
         return [
-            ("draw", self.DRAW, 1), ("end", self.END, 1), ("take", self.TAKE, self.max_take),
-            ("meld", self.MELD, N_PATTERNS), ("layoff", self.LAYOFF, N_NATURAL * 3),
-            ("discard", self.DISCARD, N_CARD_IDS), ("swap", self.SWAP, N_NATURAL),
-            ("call", self.CALL, 1), ("pass", self.PASS, 1), ("done", self.DONE, 1),
+            ("draw", self.DRAW, 1),
+            ("end", self.END, 1),
+            ("take", self.TAKE, self.max_take),
+            ("meld", self.MELD, N_PATTERNS),
+            ("layoff", self.LAYOFF, N_NATURAL * 3),
+            ("discard", self.DISCARD, N_CARD_IDS),
+            ("swap", self.SWAP, N_NATURAL),
+            ("call", self.CALL, 1),
+            ("pass", self.PASS, 1),
+            ("done", self.DONE, 1),
         ]
 
     # Checks -----------------------------------------------------------------
@@ -144,8 +150,13 @@ class ActionLayout:
         if not words:
             raise ValueError("empty action text")
         verb, args = words[0].lower(), words[1:]
-        simple = {"draw": self.DRAW, "end": self.END, "call": self.CALL, "pass": self.PASS,
-                  "done": self.DONE}
+        simple = {
+            "draw": self.DRAW,
+            "end": self.END,
+            "call": self.CALL,
+            "pass": self.PASS,
+            "done": self.DONE,
+        }
         if verb in simple and not args:
             return simple[verb]
         if verb == "take" and len(args) == 1 and args[0].isdigit():

@@ -44,8 +44,11 @@ def check_seed(seed: object) -> int:
     ...
     ValueError: seed 18446744073709551616 is not allowed: expected an integer in 0..2**63-1
     """
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) \
-            and 0 <= seed <= MAX_SEED:
+    if (
+        isinstance(seed, (int, np.integer))
+        and not isinstance(seed, (bool, np.bool_))
+        and 0 <= seed <= MAX_SEED
+    ):
         return int(seed)
     shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:37] + "..."
     raise ValueError(f"seed {shown} is not allowed: expected an integer in 0..2**63-1")

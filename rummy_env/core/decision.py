@@ -42,10 +42,14 @@ class Decision:
         stay writable for their owner)."""
         self.mask = read_only(self.mask)
         if dataclasses.is_dataclass(self.view):
-            self.view = dataclasses.replace(self.view, **{
-                f.name: read_only(getattr(self.view, f.name))
-                for f in dataclasses.fields(self.view)
-                if isinstance(getattr(self.view, f.name), np.ndarray)})
+            self.view = dataclasses.replace(
+                self.view,
+                **{
+                    f.name: read_only(getattr(self.view, f.name))
+                    for f in dataclasses.fields(self.view)
+                    if isinstance(getattr(self.view, f.name), np.ndarray)
+                },
+            )
         if isinstance(self.observation, np.ndarray):
             self.observation = read_only(self.observation)
 

@@ -71,9 +71,17 @@ class Games:
     hand (False: the hand stops, as a search's play-out wants).
     """
 
-    def __init__(self, rules: Rules, width: int, seed: int = 0,
-                 deals: Sequence[int] | np.ndarray | None = None, *, auto_deal: bool = True,
-                 sees: str = "views", one_game: bool = False) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        width: int,
+        seed: int = 0,
+        deals: Sequence[int] | np.ndarray | None = None,
+        *,
+        auto_deal: bool = True,
+        sees: str = "views",
+        one_game: bool = False,
+    ) -> None:
         _check(sees, one_game, width)
         self.rules, self.auto_deal, self.one_game = rules, auto_deal, one_game
         self.stream: GameStream | None = GameStream(rules, seed, width, deals)
@@ -82,8 +90,15 @@ class Games:
         self._start(sees)
 
     @classmethod
-    def of(cls, rules: Rules, state: State, *, auto_deal: bool = True,
-           sees: str = "views", one_game: bool = False) -> Games:
+    def of(
+        cls,
+        rules: Rules,
+        state: State,
+        *,
+        auto_deal: bool = True,
+        sees: str = "views",
+        one_game: bool = False,
+    ) -> Games:
         """Drive games dealt elsewhere (``state``: a search's sampled worlds, a replay's
         position), in place; with no stream, no ``replace``."""
         _check(sees, one_game, state.batch_size)
@@ -96,12 +111,15 @@ class Games:
     def _start(self, sees: str) -> None:
         if self.one_game:
             self._tables = None
-            self._one_mask, self._one_observer = OneGameMask(self.rules), OneGameObserver(
-                self.rules)
+            self._one_mask, self._one_observer = (
+                OneGameMask(self.rules),
+                OneGameObserver(self.rules),
+            )
         else:
-            self._tables = TableCache(self.rules, points=sees != "mask",
-                                      observed=sees == "observations")
-        self._fresh = False     # the table cache matches the state
+            self._tables = TableCache(
+                self.rules, points=sees != "mask", observed=sees == "observations"
+            )
+        self._fresh = False  # the table cache matches the state
         self._mask: np.ndarray | None = None
         self._redealt: np.ndarray | None = None  # bool [B]: rows dealt since ``_mask``
 
@@ -153,16 +171,25 @@ class Games:
 
     def snapshot(self) -> dict[str, Any]:
         """The games and the stream's place, as numpy arrays and ints (``restore``)."""
-        return {"state": {f.name: getattr(self.state, f.name).copy()
-                          for f in dataclasses.fields(self.state)},
-                "next_game": int(self.stream.next_game),
-                "slot_game": self.stream.slot_game.copy()}
+        return {
+            "state": {
+                f.name: getattr(self.state, f.name).copy() for f in dataclasses.fields(self.state)
+            },
+            "next_game": int(self.stream.next_game),
+            "slot_game": self.stream.slot_game.copy(),
+        }
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         """Put back a ``snapshot`` of games of the same rules and width."""
-        self.state.assign(slice(None), State(**{
-            name: np.asarray(value, getattr(self.state, name).dtype)
-            for name, value in snapshot["state"].items()}))
+        self.state.assign(
+            slice(None),
+            State(
+                **{
+                    name: np.asarray(value, getattr(self.state, name).dtype)
+                    for name, value in snapshot["state"].items()
+                }
+            ),
+        )
         self.stream.next_game = int(snapshot["next_game"])
         self.stream.slot_game[:] = snapshot["slot_game"]
         if self._tables is not None:
@@ -177,34 +204,57 @@ class Games:
                 self._mask = self._one_mask(self.state)
             else:
                 tables = self._cache()
-                self._mask = legal_mask(self.rules, self.state, fits=tables.fits,
-                                        blocked=tables.blocked)
+                self._mask = legal_mask(
+                    self.rules, self.state, fits=tables.fits, blocked=tables.blocked
+                )
             self._redealt = None
         return self._mask
 
-    def view(self, seats: np.ndarray | None = None,
-             rows: np.ndarray | None = None) -> PlayerView:
+    def view(self, seats: np.ndarray | None = None, rows: np.ndarray | None = None) -> PlayerView:
         """``player_view`` of ``seats[i]`` in game ``rows[i]`` (defaults: every game, the
         seat to play)."""
         return player_view(self.rules, self.state, seats, rows, points=self._kept("points", rows))
 
     @overload
-    def observe(self, seats: np.ndarray | None = None, rows: np.ndarray | None = None, *,
-                out: np.ndarray | None = None, compact: Literal[False] = False
-                ) -> np.ndarray: ...
+    def observe(
+        self,
+        seats: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
+        *,
+        out: np.ndarray | None = None,
+        compact: Literal[False] = False,
+    ) -> np.ndarray: ...
 
     @overload
-    def observe(self, seats: np.ndarray | None = None, rows: np.ndarray | None = None, *,
-                out: np.ndarray | None = None, compact: bool
-                ) -> np.ndarray | CompactObservation: ...
+    def observe(
+        self,
+        seats: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
+        *,
+        out: np.ndarray | None = None,
+        compact: bool,
+    ) -> np.ndarray | CompactObservation: ...
 
-    def observe(self, seats: np.ndarray | None = None, rows: np.ndarray | None = None, *,
-                out: np.ndarray | None = None, compact: bool = False
-                ) -> np.ndarray | CompactObservation:
+    def observe(
+        self,
+        seats: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
+        *,
+        out: np.ndarray | None = None,
+        compact: bool = False,
+    ) -> np.ndarray | CompactObservation:
         """``observe`` of ``seats[i]`` in game ``rows[i]`` (defaults as for ``view``);
         ``out`` and ``compact`` as there."""
-        return observe(self.rules, self.state, seats, rows, points=self._kept("points", rows),
-                       table=self._kept("columns", rows), out=out, compact=compact)
+        return observe(
+            self.rules,
+            self.state,
+            seats,
+            rows,
+            points=self._kept("points", rows),
+            table=self._kept("columns", rows),
+            out=out,
+            compact=compact,
+        )
 
     def observe_one(self, seat: int) -> np.ndarray:
         """float32 [D]: what ``seat`` observes in the lone game (``one_game``)."""
@@ -231,15 +281,20 @@ class Games:
         if rows is None:
             mask = self.mask()
             if self.one_game:
-                step_inplace(self.rules, self.state, actions, auto_deal=self.auto_deal,
-                             mask=mask)
+                step_inplace(self.rules, self.state, actions, auto_deal=self.auto_deal, mask=mask)
             else:
                 tables = self._tables
-                step_inplace(self.rules, self.state, actions, auto_deal=self.auto_deal,
-                             mask=mask, fits=tables.fits, blocked=tables.blocked)
+                step_inplace(
+                    self.rules,
+                    self.state,
+                    actions,
+                    auto_deal=self.auto_deal,
+                    mask=mask,
+                    fits=tables.fits,
+                    blocked=tables.blocked,
+                )
         else:
-            if self._mask is not None and (self._redealt is None
-                                           or not self._redealt[rows].any()):
+            if self._mask is not None and (self._redealt is None or not self._redealt[rows].any()):
                 mask = self._mask[rows]
             else:
                 mask = None
@@ -256,8 +311,15 @@ class Games:
         blocked = None if tables.blocked is None else tables.blocked[rows]
         if mask is None:
             mask = legal_mask(self.rules, part, fits=fits, blocked=blocked)
-        step_inplace(self.rules, part, choose(part, mask), auto_deal=self.auto_deal,
-                     mask=mask, fits=fits, blocked=blocked)
+        step_inplace(
+            self.rules,
+            part,
+            choose(part, mask),
+            auto_deal=self.auto_deal,
+            mask=mask,
+            fits=fits,
+            blocked=blocked,
+        )
         self.state.assign(rows, part)
         self._changed()
 

@@ -69,10 +69,12 @@ def lookup_tables(rules: Rules) -> LookupTables:
     card_values = np.concatenate([np.tile(rank_pts, N_SUITS), [0]]).astype(np.int32)
     joker_in_hand = 15 if rules.joker_value == "declared" else int(rules.joker_value)
     card_values[JOKER] = joker_in_hand
-    run_makeable = _frozen(_makeable_table(_run_missing_table(), allowed[N_SET_PATTERNS:],
-                                           N_SUITS, rules.n_jokers))
-    set_makeable = _frozen(_makeable_table(_set_missing_table(), allowed[:N_SET_PATTERNS],
-                                           N_RANKS, rules.n_jokers))
+    run_makeable = _frozen(
+        _makeable_table(_run_missing_table(), allowed[N_SET_PATTERNS:], N_SUITS, rules.n_jokers)
+    )
+    set_makeable = _frozen(
+        _makeable_table(_set_missing_table(), allowed[:N_SET_PATTERNS], N_RANKS, rules.n_jokers)
+    )
     return LookupTables(
         layout=action_layout(rules),
         allowed=_frozen(allowed),
@@ -120,8 +122,9 @@ def _set_missing_table() -> np.ndarray:
     return _popcount(set_masks[None, :] & ~hands)
 
 
-def _makeable_table(missing: np.ndarray, allowed: np.ndarray, groups: int,
-                    jokers: int) -> np.ndarray:
+def _makeable_table(
+    missing: np.ndarray, allowed: np.ndarray, groups: int, jokers: int
+) -> np.ndarray:
     """bool [(jokers + 1) * masks, k]: allowed and missing at most j cards, block j of the
     rows for j = 0..jokers, from ``missing`` [masks, k] and the ``allowed`` flags of
     ``groups`` groups (suits or ranks) of k patterns, the same in every group."""

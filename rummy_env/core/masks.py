@@ -30,8 +30,9 @@ from .state import PHASE_CALL, PHASE_CALL_PLAY, PHASE_DRAW, PHASE_NAMES, PHASE_P
 from .table import any_direction, blocked_cards, jokers_declared, layoff_fits
 
 
-def legal_mask(rules: Rules, state: State, fits: np.ndarray | None = None,
-               blocked: np.ndarray | None = None) -> np.ndarray:
+def legal_mask(
+    rules: Rules, state: State, fits: np.ndarray | None = None, blocked: np.ndarray | None = None
+) -> np.ndarray:
     """bool [B, A]: exactly the legal actions of each game (all False when finished).
 
     ``fits``: ``layoff_fits(rules, state)`` when the caller keeps it (what the table
@@ -77,18 +78,31 @@ def _padded(present: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- draw phase
-def _draw_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fits: np.ndarray,
-               blocked: np.ndarray | None, mask: np.ndarray) -> None:
+def _draw_mask(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    fits: np.ndarray,
+    blocked: np.ndarray | None,
+    mask: np.ndarray,
+) -> None:
     action_ids = t.layout
     stock_left = state.stock_size[rows] > 0
     mask[rows, action_ids.DRAW] = stock_left
     mask[rows, action_ids.END] = ~stock_left
     takes = take_ok(rules, t, state, rows, fits, blocked)
-    mask[rows, action_ids.TAKE: action_ids.TAKE + takes.shape[1]] = takes
+    mask[rows, action_ids.TAKE : action_ids.TAKE + takes.shape[1]] = takes
 
 
-def take_ok(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-            fits: np.ndarray, blocked: np.ndarray | None = None) -> np.ndarray:
+def take_ok(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    fits: np.ndarray,
+    blocked: np.ndarray | None = None,
+) -> np.ndarray:
     """bool [n, D]: whether ``take d`` (d = 1..D) is legal, D = deepest pile among ``rows``.
 
     ``fits`` [n, 52, 3] is ``layoff_fits`` of those games, ``blocked`` their
@@ -102,8 +116,7 @@ def take_ok(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
     if not rules.dig and not rules.top_card_must_meld:
         return ok
     depths = np.arange(1, (depth_max if rules.dig else 1) + 1)
-    meldable = deepest_card_meldable(rules, t, state, rows, depths, any_direction(fits),
-                                     blocked)
+    meldable = deepest_card_meldable(rules, t, state, rows, depths, any_direction(fits), blocked)
     if rules.dig:
         ok[:, 1:] = meldable[:, 1:]
         if rules.dig_swap:
@@ -133,8 +146,15 @@ def deepest_card_swappable(state: State, rows: np.ndarray, depths: np.ndarray) -
     return natural & declared[np.arange(rows.size)[:, None], np.where(natural, deepest, 0)]
 
 
-def _available_from(state: State, rows: np.ndarray, seat: np.ndarray, pile_game: np.ndarray,
-                    pile_card: np.ndarray, pile_depth: np.ndarray, width: int) -> np.ndarray:
+def _available_from(
+    state: State,
+    rows: np.ndarray,
+    seat: np.ndarray,
+    pile_game: np.ndarray,
+    pile_card: np.ndarray,
+    pile_depth: np.ndarray,
+    width: int,
+) -> np.ndarray:
     """int16 [n, NO_CARD+1]: for each card, the take depth the player's take must pass to
     hold it naturally: 0 if in hand, else the depth of its topmost pile copy (``take d``
     takes the cards above depth d with it), ``width + 1`` if neither. ``pile_game``,
@@ -156,9 +176,15 @@ def _pile_pairs(pile: np.ndarray, pile_size: np.ndarray) -> tuple[np.ndarray, ..
     return game, pile.reshape(-1)[game * pile.shape[1] + position], pile_size[game] - position
 
 
-def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                          depths: np.ndarray, fits: np.ndarray,
-                          blocked: np.ndarray | None = None) -> np.ndarray:
+def deepest_card_meldable(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    depths: np.ndarray,
+    fits: np.ndarray,
+    blocked: np.ndarray | None = None,
+) -> np.ndarray:
     """bool [n, len(depths)]: after ``take d`` (``depths`` = 1, 2, ..., D) the deepest card
     can be melded or laid off.
 
@@ -183,8 +209,9 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
     else:
         if blocked is None:
             blocked = blocked_cards(rules, state, rows)
-        melds, lays = _deepest_with_jokers(rules, t, state, rows, game, card, depth, d,
-                                           available, fits, blocked)
+        melds, lays = _deepest_with_jokers(
+            rules, t, state, rows, game, card, depth, d, available, fits, blocked
+        )
     if rules.discard_required:
         melds &= state.hand_size[rows, seat][game] + depth >= 4
     if rules.layoff_requires_meld:
@@ -194,8 +221,9 @@ def deepest_card_meldable(rules: Rules, t: LookupTables, state: State, rows: np.
     return out
 
 
-def _natural_deepest_meldable(t: LookupTables, available: np.ndarray, game: np.ndarray,
-                              card: np.ndarray, depth: np.ndarray) -> np.ndarray:
+def _natural_deepest_meldable(
+    t: LookupTables, available: np.ndarray, game: np.ndarray, card: np.ndarray, depth: np.ndarray
+) -> np.ndarray:
     """bool [m]: without jokers, pile card ``card`` of game ``game`` (at ``depth``) completes
     an allowed 3-card meld with two partners available to a take of that depth."""
     partners = t.partners[card]  # [m, K, 2]
@@ -208,10 +236,19 @@ def _natural_deepest_meldable(t: LookupTables, available: np.ndarray, game: np.n
     return best < depth
 
 
-def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                         game: np.ndarray, card: np.ndarray, depth: np.ndarray, d: int,
-                         available: np.ndarray, fits: np.ndarray,
-                         blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _deepest_with_jokers(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    game: np.ndarray,
+    card: np.ndarray,
+    depth: np.ndarray,
+    d: int,
+    available: np.ndarray,
+    fits: np.ndarray,
+    blocked: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
     """(melds, lays) bool [m]: the general dig test with jokers, for pile card ``card`` of
     game ``game`` at ``depth`` (the pairs of ``_pile_pairs``, none deeper than ``d``)."""
     seat = state.current_player[rows]
@@ -231,14 +268,23 @@ def _deepest_with_jokers(rules: Rules, t: LookupTables, state: State, rows: np.n
     lays[natural] = fits[game[natural], card[natural]]
     jk = ~natural
     if jk.any():
-        lays[jk] = joker_layable(fits[game[jk]], present[jk],
-                                 None if blocked_m is None else blocked_m[jk])
+        lays[jk] = joker_layable(
+            fits[game[jk]], present[jk], None if blocked_m is None else blocked_m[jk]
+        )
     return melds, lays
 
 
 # ----------------------------------------------------------------------------- play phases
-def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fits: np.ndarray,
-               blocked: np.ndarray | None, mask: np.ndarray, calling: bool) -> None:
+def _play_mask(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    fits: np.ndarray,
+    blocked: np.ndarray | None,
+    mask: np.ndarray,
+    calling: bool,
+) -> None:
     """Melds, lay-offs and then discards/swaps (``play``) or ``done`` (``call_play``)."""
     action_ids = t.layout
     n = rows.size
@@ -265,7 +311,7 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
         melds[owes_natural] &= PATTERN_CONTAINS[owed[owes_natural]]
     if any_joker:
         melds[owes_joker] &= pattern_missing(t, present[owes_joker]) >= 1
-    mask[rows, action_ids.MELD: action_ids.LAYOFF] = melds
+    mask[rows, action_ids.MELD : action_ids.LAYOFF] = melds
 
     by_joker = (jokers > 0)[:, None] & ~present
     if blocked is not None:
@@ -284,17 +330,17 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
     # [n, 52 * 3] against each card repeated per direction: a tiny trailing axis of
     # broadcasting would be much slower, and np.repeat is slower than a stack.
     layoffs = fits.reshape(n, -1) & np.stack([layable] * 3, axis=2).reshape(n, -1)
-    mask[rows, action_ids.LAYOFF: action_ids.DISCARD] = layoffs
+    mask[rows, action_ids.LAYOFF : action_ids.DISCARD] = layoffs
 
     if calling:
         empty = size == 0
-        mask[rows[empty], action_ids.MELD: action_ids.DISCARD] = False
+        mask[rows[empty], action_ids.MELD : action_ids.DISCARD] = False
         mask[rows, action_ids.DONE] = ~owing | empty
         return
 
     discards = _discardable(rules, state, rows, hand, size)
     discards[owing] = False
-    mask[rows, action_ids.DISCARD: action_ids.SWAP] = discards
+    mask[rows, action_ids.DISCARD : action_ids.SWAP] = discards
 
     if rules.joker_swap:
         declared = jokers_declared(state, rows)
@@ -303,11 +349,12 @@ def _play_mask(rules: Rules, t: LookupTables, state: State, rows: np.ndarray, fi
             # While a dug card is owed, the only swap offered is that card's.
             dug = np.flatnonzero(owes_natural & (state.no_discard[rows] < 0))
             swaps[dug, owed[dug]] = declared[dug, owed[dug]]
-        mask[rows, action_ids.SWAP: action_ids.CALL] = swaps
+        mask[rows, action_ids.SWAP : action_ids.CALL] = swaps
 
 
-def _discardable(rules: Rules, state: State, rows: np.ndarray, hand: np.ndarray,
-                 size: np.ndarray) -> np.ndarray:
+def _discardable(
+    rules: Rules, state: State, rows: np.ndarray, hand: np.ndarray, size: np.ndarray
+) -> np.ndarray:
     """bool [n, 53]: cards in hand that may be discarded, ignoring any obligation.
 
     Standard: not the card taken by ``take 1``; ``keep_taken``: no card taken this
@@ -327,9 +374,16 @@ def _discardable(rules: Rules, state: State, rows: np.ndarray, hand: np.ndarray,
     return discards
 
 
-def call_eligibility(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                     seats: np.ndarray, card: np.ndarray, fits: np.ndarray,
-                     blocked: np.ndarray | None) -> np.ndarray:
+def call_eligibility(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    card: np.ndarray,
+    fits: np.ndarray,
+    blocked: np.ndarray | None,
+) -> np.ndarray:
     """bool [n]: seat ``seats[i]`` of game ``rows[i]`` could meld or lay off ``card[i]``
     at once with its own hand (a rummy call). ``fits``: the table's [n, 52] accepted cards;
     ``blocked``: ``blocked_cards`` of those games."""
@@ -345,15 +399,20 @@ def call_eligibility(rules: Rules, t: LookupTables, state: State, rows: np.ndarr
     lays[natural] = fits[np.flatnonzero(natural), card[natural]]
     if (~natural).any():
         jk = np.flatnonzero(~natural)
-        lays[jk] = joker_layable(fits[jk], present[jk],
-                                 None if blocked is None else blocked[jk])
+        lays[jk] = joker_layable(fits[jk], present[jk], None if blocked is None else blocked[jk])
     if rules.layoff_requires_meld:
         lays &= state.melded[rows, seats]
     return (melds | lays) & (size > 0)
 
 
-def call_window_opens(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                      fits: np.ndarray, blocked: np.ndarray | None) -> np.ndarray:
+def call_window_opens(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    fits: np.ndarray,
+    blocked: np.ndarray | None,
+) -> np.ndarray:
     """bool [n]: the top discard could be laid off on the table (``fits`` [n, 52]) or
     melded with pile cards."""
     pile_size = state.pile_size[rows].astype(np.int64)

@@ -40,8 +40,13 @@ def pattern_missing(t: LookupTables, present: np.ndarray) -> np.ndarray:
     suits, ranks = bit_masks(present)
     n = present.shape[0]
     # np.take of whole table rows is much faster than the same fancy indexing.
-    return np.concatenate([np.take(t.set_missing, ranks, axis=0).reshape(n, -1),
-                           np.take(t.run_missing, suits, axis=0).reshape(n, -1)], axis=1)
+    return np.concatenate(
+        [
+            np.take(t.set_missing, ranks, axis=0).reshape(n, -1),
+            np.take(t.run_missing, suits, axis=0).reshape(n, -1),
+        ],
+        axis=1,
+    )
 
 
 def complete_melds(t: LookupTables, present: np.ndarray) -> np.ndarray:
@@ -49,12 +54,18 @@ def complete_melds(t: LookupTables, present: np.ndarray) -> np.ndarray:
     [n, >=52] (``makeable_melds`` without jokers, one lookup of ready answers)."""
     suits, ranks = bit_masks(present)
     n = present.shape[0]
-    return np.concatenate([np.take(t.set_complete, ranks, axis=0).reshape(n, -1),
-                           np.take(t.run_complete, suits, axis=0).reshape(n, -1)], axis=1)
+    return np.concatenate(
+        [
+            np.take(t.set_complete, ranks, axis=0).reshape(n, -1),
+            np.take(t.run_complete, suits, axis=0).reshape(n, -1),
+        ],
+        axis=1,
+    )
 
 
-def melds_makeable(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
-                   blocked: np.ndarray | None) -> np.ndarray:
+def melds_makeable(
+    t: LookupTables, present: np.ndarray, jokers: np.ndarray, blocked: np.ndarray | None
+) -> np.ndarray:
     """bool [n, P]: ``makeable_melds``' first answer, by one lookup of ready answers per
     (jokers held, mask), for ``jokers`` [n] no more than the deck holds.
 
@@ -64,10 +75,13 @@ def melds_makeable(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
     suits, ranks = bit_masks(present)
     n = present.shape[0]
     held = jokers.astype(np.int32)[:, None]
-    ok = np.concatenate([
-        np.take(t.set_makeable, ranks + held * t.set_complete.shape[0], axis=0).reshape(n, -1),
-        np.take(t.run_makeable, suits + held * t.run_complete.shape[0], axis=0).reshape(n, -1)],
-        axis=1)
+    ok = np.concatenate(
+        [
+            np.take(t.set_makeable, ranks + held * t.set_complete.shape[0], axis=0).reshape(n, -1),
+            np.take(t.run_makeable, suits + held * t.run_complete.shape[0], axis=0).reshape(n, -1),
+        ],
+        axis=1,
+    )
     if blocked is not None:
         holding = np.flatnonzero(jokers > 0)
         if holding.size:
@@ -75,8 +89,9 @@ def melds_makeable(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
     return ok
 
 
-def makeable_melds(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
-                   blocked: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def makeable_melds(
+    t: LookupTables, present: np.ndarray, jokers: np.ndarray, blocked: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     """(bool [n, P] allowed patterns makeable from ``present`` + ``jokers`` wildcards,
     int8 [n, P] jokers each would use). A joker may not stand for a blocked card."""
     missing = pattern_missing(t, present)
@@ -88,8 +103,13 @@ def makeable_melds(t: LookupTables, present: np.ndarray, jokers: np.ndarray,
     return ok, missing
 
 
-def natural_card_meldable(t: LookupTables, card: np.ndarray, present: np.ndarray,
-                          jokers: np.ndarray, blocked: np.ndarray | None) -> np.ndarray:
+def natural_card_meldable(
+    t: LookupTables,
+    card: np.ndarray,
+    present: np.ndarray,
+    jokers: np.ndarray,
+    blocked: np.ndarray | None,
+) -> np.ndarray:
     """bool [n]: natural ``card`` [n] completes an allowed 3-card meld with two cards
     from ``present`` [n, 54], a missing one stood for by one of ``jokers`` [n]."""
     n, width = present.shape
@@ -109,8 +129,9 @@ def natural_card_meldable(t: LookupTables, card: np.ndarray, present: np.ndarray
     return ok.any(axis=1)
 
 
-def joker_meldable(t: LookupTables, present: np.ndarray, other_jokers: np.ndarray,
-                   blocked: np.ndarray | None) -> np.ndarray:
+def joker_meldable(
+    t: LookupTables, present: np.ndarray, other_jokers: np.ndarray, blocked: np.ndarray | None
+) -> np.ndarray:
     """bool [n]: a joker completes some allowed 3-card meld in which it stands for a
     card not in ``present``, the rest present or stood for by ``other_jokers``."""
     missing = pattern_missing(t, present)
@@ -121,8 +142,9 @@ def joker_meldable(t: LookupTables, present: np.ndarray, other_jokers: np.ndarra
     return ok.any(axis=1)
 
 
-def joker_layable(accepts: np.ndarray, present: np.ndarray,
-                  blocked: np.ndarray | None) -> np.ndarray:
+def joker_layable(
+    accepts: np.ndarray, present: np.ndarray, blocked: np.ndarray | None
+) -> np.ndarray:
     """bool [n]: some table meld accepts a card (``accepts`` [n, 52]) not in ``present``
     that a joker may stand for."""
     ok = accepts & ~present[:, :N_NATURAL]
@@ -131,8 +153,13 @@ def joker_layable(accepts: np.ndarray, present: np.ndarray,
     return ok.any(axis=1)
 
 
-def card_meldable(t: LookupTables, card: np.ndarray, present: np.ndarray, jokers: np.ndarray,
-                  blocked: np.ndarray | None) -> np.ndarray:
+def card_meldable(
+    t: LookupTables,
+    card: np.ndarray,
+    present: np.ndarray,
+    jokers: np.ndarray,
+    blocked: np.ndarray | None,
+) -> np.ndarray:
     """bool [n]: ``card`` (natural or joker) can be melded with ``present`` [n, 54] and
     ``jokers`` [n] wildcards other than the card itself."""
     is_joker = card == JOKER
@@ -141,10 +168,12 @@ def card_meldable(t: LookupTables, card: np.ndarray, present: np.ndarray, jokers
     out = np.zeros(card.shape[0], bool)
     nat = np.flatnonzero(~is_joker)
     if nat.size:
-        out[nat] = natural_card_meldable(t, card[nat], present[nat], jokers[nat],
-                                         None if blocked is None else blocked[nat])
+        out[nat] = natural_card_meldable(
+            t, card[nat], present[nat], jokers[nat], None if blocked is None else blocked[nat]
+        )
     jk = np.flatnonzero(is_joker)
     if jk.size:
-        out[jk] = joker_meldable(t, present[jk], jokers[jk],
-                                 None if blocked is None else blocked[jk])
+        out[jk] = joker_meldable(
+            t, present[jk], jokers[jk], None if blocked is None else blocked[jk]
+        )
     return out

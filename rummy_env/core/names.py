@@ -21,8 +21,9 @@ MAX_NAME = 60
 
 def printable_name(name: str, limit: int = MAX_NAME) -> str:
     """``name`` with its control and format characters escaped, cut to ``limit`` characters."""
-    text = "".join(ch if unicodedata.category(ch)[0] != "C" else ascii(ch)[1:-1]
-                   for ch in str(name).strip())
+    text = "".join(
+        ch if unicodedata.category(ch)[0] != "C" else ascii(ch)[1:-1] for ch in str(name).strip()
+    )
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -86,11 +86,30 @@ PILE_TOP = 4
 MELD_FEATURES = 3
 
 RULE_FEATURES = (
-    "two_decks", "jokers_per_deck/2", "joker_value_15", "joker_value_25", "joker_value_declared",
-    "low_ace_15", "ace_high", "wrap", "pip_flat5", "dig", "top_card_must_meld",
-    "discard_required", "layoff_requires_meld", "floating", "joker_swap", "rummy_call",
-    "stock_out_last_draw", "go_out_to_win", "target/1000", "hand_cards/13",
-    "keep_taken", "dig_swap", "game_hands/10", "tie_break_lowest_card",
+    "two_decks",
+    "jokers_per_deck/2",
+    "joker_value_15",
+    "joker_value_25",
+    "joker_value_declared",
+    "low_ace_15",
+    "ace_high",
+    "wrap",
+    "pip_flat5",
+    "dig",
+    "top_card_must_meld",
+    "discard_required",
+    "layoff_requires_meld",
+    "floating",
+    "joker_swap",
+    "rummy_call",
+    "stock_out_last_draw",
+    "go_out_to_win",
+    "target/1000",
+    "hand_cards/13",
+    "keep_taken",
+    "dig_swap",
+    "game_hands/10",
+    "tie_break_lowest_card",
 )
 
 
@@ -120,15 +139,36 @@ class ObsLayout:
 def obs_layout(rules: Rules) -> ObsLayout:
     """The named slices of the flat observation for ``rules`` (the module docstring's table)."""
     p, m = rules.players, max_melds(rules)
-    return ObsLayout((
-        ("hand", C), ("known", p * C), ("unseen", C), ("pile", C), ("pile_depth", C),
-        ("pile_top", PILE_TOP * C), ("table_set", C), ("table_run", C), ("table_by", p * C),
-        ("table_joker", C), ("table_meld", C), ("melds", m * MELD_FEATURES),
-        ("hand_sizes", p), ("stock_size", 1), ("pile_size", 1), ("table_points", p),
-        ("totals", p), ("melded", p), ("phase", len(PHASE_NAMES)), ("to_play", p),
-        ("dealer", p), ("owed", C), ("no_discard", C), ("turn", 1), ("hand_number", 1),
-        ("rules", len(RULE_FEATURES)),
-    ))
+    return ObsLayout(
+        (
+            ("hand", C),
+            ("known", p * C),
+            ("unseen", C),
+            ("pile", C),
+            ("pile_depth", C),
+            ("pile_top", PILE_TOP * C),
+            ("table_set", C),
+            ("table_run", C),
+            ("table_by", p * C),
+            ("table_joker", C),
+            ("table_meld", C),
+            ("melds", m * MELD_FEATURES),
+            ("hand_sizes", p),
+            ("stock_size", 1),
+            ("pile_size", 1),
+            ("table_points", p),
+            ("totals", p),
+            ("melded", p),
+            ("phase", len(PHASE_NAMES)),
+            ("to_play", p),
+            ("dealer", p),
+            ("owed", C),
+            ("no_discard", C),
+            ("turn", 1),
+            ("hand_number", 1),
+            ("rules", len(RULE_FEATURES)),
+        )
+    )
 
 
 def observation_size(rules: Rules) -> int:
@@ -140,12 +180,29 @@ def observation_size(rules: Rules) -> int:
 def rule_features(rules: Rules) -> np.ndarray:
     """float32 [24]: the rule flags that vary, in ``RULE_FEATURES`` order."""
     values = [
-        rules.n_decks == 2, rules.jokers / 2, rules.joker_value == 15, rules.joker_value == 25,
-        rules.joker_value == "declared", rules.low_ace_value == 15, rules.ace_high, rules.wrap,
-        rules.pip_values == "flat5", rules.dig, rules.top_card_must_meld, rules.discard_required,
-        rules.layoff_requires_meld, rules.floating, rules.joker_swap, rules.rummy_call,
-        rules.stock_out == "last_draw", rules.go_out_to_win, rules.target / 1000,
-        rules.hand_cards / 13, rules.keep_taken, rules.dig_swap, rules.game_hands / 10,
+        rules.n_decks == 2,
+        rules.jokers / 2,
+        rules.joker_value == 15,
+        rules.joker_value == 25,
+        rules.joker_value == "declared",
+        rules.low_ace_value == 15,
+        rules.ace_high,
+        rules.wrap,
+        rules.pip_values == "flat5",
+        rules.dig,
+        rules.top_card_must_meld,
+        rules.discard_required,
+        rules.layoff_requires_meld,
+        rules.floating,
+        rules.joker_swap,
+        rules.rummy_call,
+        rules.stock_out == "last_draw",
+        rules.go_out_to_win,
+        rules.target / 1000,
+        rules.hand_cards / 13,
+        rules.keep_taken,
+        rules.dig_swap,
+        rules.game_hands / 10,
         rules.tie_break == "lowest_card",
     ]
     out = np.array(values, np.float32)
@@ -161,13 +218,24 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     decks = float(max(rules.n_decks, rules.n_jokers))
     low = np.zeros(action_ids.size, np.float32)
     high = np.ones(action_ids.size, np.float32)
-    for name in ("hand", "known", "unseen", "pile", "pile_top", "table_set", "table_run",
-                 "table_by", "table_joker"):
+    for name in (
+        "hand",
+        "known",
+        "unseen",
+        "pile",
+        "pile_top",
+        "table_set",
+        "table_run",
+        "table_by",
+        "table_joker",
+    ):
         high[s[name]] = decks
     t = lookup_tables(rules)
     # No hand, table or score can hold more points than the whole deck.
-    deck_points = float(t.card_values[:N_NATURAL].sum() * rules.n_decks
-                        + max(t.card_values[JOKER], 25) * rules.n_jokers)
+    deck_points = float(
+        t.card_values[:N_NATURAL].sum() * rules.n_decks
+        + max(t.card_values[JOKER], 25) * rules.n_jokers
+    )
     high[s["hand_sizes"]] = rules.deck_cards / rules.hand_cards
     high[s["table_points"]] = deck_points / 100
     total_bound = deck_points * rules.max_hands / rules.target
@@ -179,23 +247,41 @@ def observation_bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 
 
 @overload
-def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
-            rows: np.ndarray | None = None, points: np.ndarray | None = None,
-            table: np.ndarray | None = None, out: np.ndarray | None = None,
-            compact: Literal[False] = False) -> np.ndarray: ...
+def observe(
+    rules: Rules,
+    state: State,
+    seats: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
+    points: np.ndarray | None = None,
+    table: np.ndarray | None = None,
+    out: np.ndarray | None = None,
+    compact: Literal[False] = False,
+) -> np.ndarray: ...
 
 
 @overload
-def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
-            rows: np.ndarray | None = None, points: np.ndarray | None = None,
-            table: np.ndarray | None = None, out: np.ndarray | None = None,
-            compact: bool = False) -> np.ndarray | CompactObservation: ...
+def observe(
+    rules: Rules,
+    state: State,
+    seats: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
+    points: np.ndarray | None = None,
+    table: np.ndarray | None = None,
+    out: np.ndarray | None = None,
+    compact: bool = False,
+) -> np.ndarray | CompactObservation: ...
 
 
-def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
-            rows: np.ndarray | None = None, points: np.ndarray | None = None,
-            table: np.ndarray | None = None, out: np.ndarray | None = None,
-            compact: bool = False) -> np.ndarray | CompactObservation:
+def observe(
+    rules: Rules,
+    state: State,
+    seats: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
+    points: np.ndarray | None = None,
+    table: np.ndarray | None = None,
+    out: np.ndarray | None = None,
+    compact: bool = False,
+) -> np.ndarray | CompactObservation:
     """float32 [n, D]: the observation of ``seats[i]`` in game ``rows[i]``.
 
     Defaults: every game, observed by the seat to play (``state.current_player``).
@@ -203,8 +289,7 @@ def observe(rules: Rules, state: State, seats: np.ndarray | None = None,
     [B, W] when the caller keeps them (``TableCache``). ``out``: a buffer to fill, as
     for ``encode``. ``compact``: return the ``CompactObservation`` instead (no ``out``).
     """
-    view = player_view(rules, state, seats, rows, share=True, points=points,
-                       owners=table is None)
+    view = player_view(rules, state, seats, rows, share=True, points=points, owners=table is None)
     if table is not None and rows is not None:
         table = table[rows]
     if compact:
@@ -246,23 +331,39 @@ class _EncodePlan:
 def _encode_plan(rules: Rules) -> _EncodePlan:
     p, layout = rules.players, obs_layout(rules)
     col = {name: sl.start for name, sl in layout.slices.items()}
-    numbers = np.array([rules.hand_cards] * p + [rules.deck_cards] * 2 + [100.0] * p
-                       + [rules.target] * p + [1] * p + [rules.max_turns, rules.max_hands],
-                       np.float64)
+    numbers = np.array(
+        [rules.hand_cards] * p
+        + [rules.deck_cards] * 2
+        + [100.0] * p
+        + [rules.target] * p
+        + [1] * p
+        + [rules.max_turns, rules.max_hands],
+        np.float64,
+    )
     visible = np.zeros(col["table_joker"] // C + 1, np.float32)
     for name in ("hand", "pile", "table_set", "table_run"):
         visible[col[name] // C] = 1.0
-    visible[col["known"] // C + 1: col["known"] // C + p] = 1.0
+    visible[col["known"] // C + 1 : col["known"] // C + p] = 1.0
     visible[col["table_joker"] // C] = -1.0
-    hot_starts = np.array([col[name] for name in
-                           ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64)
+    hot_starts = np.array(
+        [col[name] for name in ("phase", "to_play", "dealer", "owed", "no_discard")], np.int64
+    )
     for a in (numbers, hot_starts, visible):
         a.setflags(write=False)
     table = (col["table_set"], col["melds"] + max_melds(rules) * MELD_FEATURES)
-    return _EncodePlan(layout.size, col, _distinct_cards(rules),
-                       _deck_counts(rules), rule_features(rules), numbers, hot_starts,
-                       visible, table, tuple(np.flatnonzero(visible > 0).tolist()),
-                       tuple(np.flatnonzero(visible < 0).tolist()))
+    return _EncodePlan(
+        layout.size,
+        col,
+        _distinct_cards(rules),
+        _deck_counts(rules),
+        rule_features(rules),
+        numbers,
+        hot_starts,
+        visible,
+        table,
+        tuple(np.flatnonzero(visible > 0).tolist()),
+        tuple(np.flatnonzero(visible < 0).tolist()),
+    )
 
 
 class CompactObservation(NamedTuple):
@@ -287,8 +388,7 @@ class CompactObservation(NamedTuple):
         C-contiguous float32 [n, D] buffer to fill and return)."""
         if out is None:
             obs = np.empty(self.codes.shape, np.float32)
-        elif (out.shape != self.codes.shape or out.dtype != np.float32
-              or not out.flags.c_contiguous):
+        elif out.shape != self.codes.shape or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ValueError(f"widen: out must be C-contiguous float32 {self.codes.shape}")
         else:
             obs = out
@@ -297,8 +397,8 @@ class CompactObservation(NamedTuple):
         for start, stop, divisors in plan.fractions:
             np.divide(obs[:, start:stop], divisors, out=obs[:, start:stop])
         for at, first, size in plan.number_runs:
-            obs[:, at: at + size] = self.numbers[:, first: first + size]
-        obs[:, plan.rules_at: plan.rules_at + plan.rules.size] = plan.rules
+            obs[:, at : at + size] = self.numbers[:, first : first + size]
+        obs[:, plan.rules_at : plan.rules_at + plan.rules.size] = plan.rules
         return obs
 
 
@@ -329,14 +429,18 @@ def widening(rules: Rules) -> Widening:
     place = np.concatenate([np.full(C, m, np.float32), meld_divisors.reshape(-1)])
     for divisors in (depth, place):
         divisors.setflags(write=False)
-    fractions = ((col["pile_depth"], col["pile_depth"] + C, depth),
-                 (col["table_meld"], plan.table_columns[1], place))
-    return Widening(fractions, ((col["hand_sizes"], 0, k), (col["turn"], k, 2)),
-                    col["rules"], plan.rules)
+    fractions = (
+        (col["pile_depth"], col["pile_depth"] + C, depth),
+        (col["table_meld"], plan.table_columns[1], place),
+    )
+    return Widening(
+        fractions, ((col["hand_sizes"], 0, k), (col["turn"], k, 2)), col["rules"], plan.rules
+    )
 
 
-def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
-           table: np.ndarray | None = None) -> np.ndarray:
+def encode(
+    rules: Rules, view: PlayerView, out: np.ndarray | None = None, table: np.ndarray | None = None
+) -> np.ndarray:
     """float32 [n, D]: the flat observation of a ``PlayerView`` (layout in the docstring).
 
     ``out`` may pass a C-contiguous float32 [n, D] buffer to fill (and return) instead
@@ -351,19 +455,33 @@ def encode(rules: Rules, view: PlayerView, out: np.ndarray | None = None,
     return encode_compact(rules, view, table).widen(rules, out)
 
 
-def encode_compact(rules: Rules, view: PlayerView,
-                   table: np.ndarray | None = None) -> CompactObservation:
+def encode_compact(
+    rules: Rules, view: PlayerView, table: np.ndarray | None = None
+) -> CompactObservation:
     """The ``CompactObservation`` of a ``PlayerView`` (``table`` as for ``encode``)."""
     plan = _encode_plan(rules)
-    numbers = np.concatenate([
-        view.hand_sizes, view.stock_size[:, None], view.pile_size[:, None], view.table_points,
-        view.totals, view.melded, view.turn[:, None], view.hand_number[:, None]],
-        axis=1) / plan.numbers
+    numbers = (
+        np.concatenate(
+            [
+                view.hand_sizes,
+                view.stock_size[:, None],
+                view.pile_size[:, None],
+                view.table_points,
+                view.totals,
+                view.melded,
+                view.turn[:, None],
+                view.hand_number[:, None],
+            ],
+            axis=1,
+        )
+        / plan.numbers
+    )
     return CompactObservation(_codes(rules, plan, view, table), numbers.astype(np.float32))
 
 
-def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
-           table: np.ndarray | None) -> np.ndarray:
+def _codes(
+    rules: Rules, plan: _EncodePlan, view: PlayerView, table: np.ndarray | None
+) -> np.ndarray:
     """uint8 [n, D]: the integer numerator of every column outside the number blocks
     (those stay 0), as ``encode`` divides them.
 
@@ -377,8 +495,8 @@ def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
     flat = codes.reshape(-1)
     base = np.arange(n) * size  # flat index of each row's first column
 
-    codes[:, col["hand"]: col["hand"] + C] = view.hand
-    codes[:, col["known"]: col["known"] + p * C] = view.known.reshape(n, -1)
+    codes[:, col["hand"] : col["hand"] + C] = view.hand
+    codes[:, col["known"] : col["known"] + p * C] = view.known.reshape(n, -1)
 
     # The pile: counts, depth of the topmost copy, and the top K cards in order.
     pile_size = view.pile_size.astype(np.int64)
@@ -396,8 +514,9 @@ def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
         height: np.ndarray = np.zeros(n * C, np.int64)
         np.maximum.at(height, r * C + card, rules.deck_cards + 1 - depth)
         height = height.reshape(n, C)
-        codes[:, col["pile_depth"]: col["pile_depth"] + C] = np.where(
-            height > 0, rules.deck_cards + 1 - height, 0)
+        codes[:, col["pile_depth"] : col["pile_depth"] + C] = np.where(
+            height > 0, rules.deck_cards + 1 - height, 0
+        )
 
     # The table: its own block of columns, or the kept one turned to the observers.
     start, stop = plan.table_columns
@@ -406,8 +525,8 @@ def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
     else:
         by_start, by_stop = col["table_by"], col["table_by"] + p * C
         codes[:, start:by_start] = table[:, : by_start - start]
-        codes[:, by_stop:stop] = table[:, by_stop - start:]
-        by = table[:, by_start - start: by_stop - start].reshape(n, p, C)
+        codes[:, by_stop:stop] = table[:, by_stop - start :]
+        by = table[:, by_start - start : by_stop - start].reshape(n, p, C)
         seats = (view.seat.astype(np.int64)[:, None] + np.arange(p)) % p  # absolute, by offset
         codes[:, by_start:by_stop] = by[np.arange(n)[:, None], seats].reshape(n, -1)
 
@@ -416,7 +535,7 @@ def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
     ones.append((base[:, None] + plan.hot_starts + hot)[hot >= 0])
     flat[np.concatenate(ones)] = 1
     if rules.keep_taken:
-        codes[:, col["no_discard"]: col["no_discard"] + C] = view.taken
+        codes[:, col["no_discard"] : col["no_discard"] + C] = view.taken
 
     # Copies I cannot see: the deck minus everything visible to me. A few whole-row
     # adds: numpy's batched matrix-vector product over [n, K, C] is five times slower.
@@ -428,24 +547,28 @@ def _codes(rules: Rules, plan: _EncodePlan, view: PlayerView,
     for row in plan.subtracted_rows:
         visible -= cards[:, row]
     if rules.n_jokers:
-        visible[:, JOKER] += codes[:, col["table_joker"]: col["table_joker"] + C].sum(
-            axis=1, dtype=np.uint8)
-    codes[:, col["unseen"]: col["unseen"] + C] = plan.deck_counts[None, :] - visible
+        visible[:, JOKER] += codes[:, col["table_joker"] : col["table_joker"] + C].sum(
+            axis=1, dtype=np.uint8
+        )
+    codes[:, col["unseen"] : col["unseen"] + C] = plan.deck_counts[None, :] - visible
     return codes
 
 
 @overload
-def table_codes(rules: Rules, melds, rows: np.ndarray | None = None,
-                points: Literal[False] = False) -> np.ndarray: ...
+def table_codes(
+    rules: Rules, melds, rows: np.ndarray | None = None, points: Literal[False] = False
+) -> np.ndarray: ...
 
 
 @overload
-def table_codes(rules: Rules, melds, rows: np.ndarray | None = None, *,
-                points: Literal[True]) -> tuple[np.ndarray, np.ndarray]: ...
+def table_codes(
+    rules: Rules, melds, rows: np.ndarray | None = None, *, points: Literal[True]
+) -> tuple[np.ndarray, np.ndarray]: ...
 
 
-def table_codes(rules: Rules, melds, rows: np.ndarray | None = None,
-                points: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+def table_codes(
+    rules: Rules, melds, rows: np.ndarray | None = None, points: bool = False
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """uint8 [n, W]: the codes of the observation's table blocks (``table_set`` ..
     ``melds``, W columns; as ``encode`` builds them, before the division) of the games
     ``rows`` (default all) of ``melds`` (a ``State``: owners are absolute seats, as seat
@@ -466,9 +589,17 @@ def table_codes(rules: Rules, melds, rows: np.ndarray | None = None,
     if not points:
         return out
     joker = slots.joker if slots.joker is not None else np.zeros(slots.j.shape, bool)
-    return out, seat_points(rules, n, slots.r, slots.owner, slots.kind,
-                            melds.meld_start.reshape(-1)[slots.meld_at], slots.key, slots.j,
-                            joker)
+    return out, seat_points(
+        rules,
+        n,
+        slots.r,
+        slots.owner,
+        slots.kind,
+        melds.meld_start.reshape(-1)[slots.meld_at],
+        slots.key,
+        slots.j,
+        joker,
+    )
 
 
 class _TableArrays(NamedTuple):
@@ -497,8 +628,9 @@ class _FilledSlots(NamedTuple):
     joker: np.ndarray | None
 
 
-def _encode_table(rules: Rules, plan: _EncodePlan, melds, out: np.ndarray,
-                  origin: int) -> _FilledSlots:
+def _encode_table(
+    rules: Rules, plan: _EncodePlan, melds, out: np.ndarray, origin: int
+) -> _FilledSlots:
     """Write the table codes of ``melds`` (as for ``table_codes``) into the C-contiguous
     uint8 ``out`` [n, *], whose columns from ``origin`` on are the table's (zeros): every
     occupied slot is one declared card laid by one seat. Returns the slots it walked."""
@@ -522,8 +654,12 @@ def _encode_table(rules: Rules, plan: _EncodePlan, melds, out: np.ndarray,
     by_at = at_card + col["table_by"] + owner * C
     jokers = melds.meld_joker[:, :used].reshape(-1)[at] if rules.n_jokers else None
     if plan.distinct:
-        flat[np.concatenate([kind_at, by_at] + ([] if jokers is None else
-                                                [at_card[jokers] + col["table_joker"]]))] = 1
+        flat[
+            np.concatenate(
+                [kind_at, by_at]
+                + ([] if jokers is None else [at_card[jokers] + col["table_joker"]])
+            )
+        ] = 1
         flat[at_card + col["table_meld"]] = m + 1
     else:  # copies add up; the oldest meld holding one has the greatest n_melds - m
         add_at(flat, (kind_at,), 1)
@@ -533,9 +669,10 @@ def _encode_table(rules: Rules, plan: _EncodePlan, melds, out: np.ndarray,
         oldest = np.zeros(n * C, np.int64)
         np.maximum.at(oldest, r * C + card, n_melds - m)
         oldest = oldest.reshape(n, C)
-        out[:, col["table_meld"]: col["table_meld"] + C] = np.where(
-            oldest > 0, n_melds + 1 - oldest, 0)
-    features = out[:, col["melds"]: col["melds"] + n_melds * MELD_FEATURES]
+        out[:, col["table_meld"] : col["table_meld"] + C] = np.where(
+            oldest > 0, n_melds + 1 - oldest, 0
+        )
+    features = out[:, col["melds"] : col["melds"] + n_melds * MELD_FEATURES]
     features = features.reshape(n, n_melds, MELD_FEATURES)
     used_kind = melds.meld_kind[:, :used]  # one column at a time: tiny axes write slowly
     features[:, :used, 0] = used_kind == KIND_SET

@@ -73,8 +73,14 @@ def _build() -> dict[str, np.ndarray]:
         contains[cards[p, : size[p]], p] = True
     for arr in (cards, size, kind, key, start, contains):
         arr.setflags(write=False)
-    return {"cards": cards, "size": size, "kind": kind, "key": key, "start": start,
-            "contains": contains}
+    return {
+        "cards": cards,
+        "size": size,
+        "kind": kind,
+        "key": key,
+        "start": start,
+        "contains": contains,
+    }
 
 
 _T = _build()

@@ -38,8 +38,7 @@ MAX_TOTAL = 1_000_000
 """Largest running total a position may give (far past any target; the state holds int32)."""
 
 
-POSITION_KEYS = ("rules", "hands", "stock", "discard", "melds", "totals", "to_play",
-                 "hand_number")
+POSITION_KEYS = ("rules", "hands", "stock", "discard", "melds", "totals", "to_play", "hand_number")
 SCENARIO_KEYS = ("actions", "expect", "about")
 """The top-level keys of a scenario file (docs/rules.md, "Scenario positions"); any other
 is an error."""
@@ -54,9 +53,9 @@ class TableMeldSpec:
     """One meld of a position: the card each slot stands for, in print order."""
 
     pattern: int
-    cards: list[int]     # declared cards (a joker's slot holds the card it stands for)
-    jokers: list[bool]   # the slot holds a joker
-    by: list[int]        # seat that laid each card
+    cards: list[int]  # declared cards (a joker's slot holds the card it stands for)
+    jokers: list[bool]  # the slot holds a joker
+    by: list[int]  # seat that laid each card
 
 
 @dataclass(frozen=True)
@@ -65,12 +64,12 @@ class Position:
 
     rules: Rules
     hands: list[list[int]]
-    stock: list[int]     # top first
-    discard: list[int]   # oldest first
+    stock: list[int]  # top first
+    discard: list[int]  # oldest first
     melds: list[TableMeldSpec]
     totals: list[int]
     to_play: int
-    hand_number: int     # hands finished before this one (``game_hands``)
+    hand_number: int  # hands finished before this one (``game_hands``)
 
 
 def parse_position(position: Any) -> Position:
@@ -103,19 +102,23 @@ def parse_position(position: Any) -> Position:
     table = [_table_meld(rules, i, meld) for i, meld in enumerate(melds)]
     _check_copies(rules, [c for h in hand_cards for c in h] + stock + discard, table)
     totals = position.get("totals", [0] * p)
-    if not (isinstance(totals, list) and len(totals) == p
-            and all(is_int(x) and abs(x) <= MAX_TOTAL for x in totals)):
+    if not (
+        isinstance(totals, list)
+        and len(totals) == p
+        and all(is_int(x) and abs(x) <= MAX_TOTAL for x in totals)
+    ):
         _fail(f"'totals' must hold {p} integers within +-{MAX_TOTAL:,}, got {totals!r}")
     to_play = position.get("to_play", 0)
     if not (is_int(to_play) and 0 <= to_play < p):
         _fail(f"'to_play' must be a seat 0..{p - 1}, got {to_play!r}")
     hand_number = position.get("hand_number", 0)
     if not (is_int(hand_number) and 0 <= hand_number < rules.max_hands):
-        _fail(f"'hand_number' must be the hands already played, 0..{rules.max_hands - 1} "
-              f"(max_hands {rules.max_hands}), got {hand_number!r}")
+        _fail(
+            f"'hand_number' must be the hands already played, 0..{rules.max_hands - 1} "
+            f"(max_hands {rules.max_hands}), got {hand_number!r}"
+        )
     _check_game_goes_on(rules, totals, hand_number, hand_cards)
-    return Position(rules, hand_cards, stock, discard, table, list(totals), to_play,
-                    hand_number)
+    return Position(rules, hand_cards, stock, discard, table, list(totals), to_play, hand_number)
 
 
 def from_position(position: dict[str, Any]) -> tuple[Rules, State]:
@@ -167,8 +170,11 @@ def _table_meld(rules: Rules, index: int, meld: Any) -> TableMeldSpec:
     if JOKER in cards:
         _fail(f"{where}: a joker on the table is written JK=<card>, e.g. JK=6H")
     by = meld["by"]
-    if not (isinstance(by, list) and len(by) == len(cards)
-            and all(is_int(s) and 0 <= s < rules.players for s in by)):
+    if not (
+        isinstance(by, list)
+        and len(by) == len(cards)
+        and all(is_int(s) and 0 <= s < rules.players for s in by)
+    ):
         _fail(f"{where}.by must give a seat in 0..{rules.players - 1} for each card")
     try:
         pattern = pattern_of(cards)
@@ -176,13 +182,13 @@ def _table_meld(rules: Rules, index: int, meld: Any) -> TableMeldSpec:
         _fail(f"{where}: {e}")
     printed = PATTERN_CARDS[pattern, : PATTERN_SIZE[pattern]].tolist()
     if cards != printed or not lookup_tables(rules).allowed[pattern]:
-        _fail(f"{where}: {' '.join(texts)} is not a meld under these rules "
-              "(cards in print order)")
+        _fail(f"{where}: {' '.join(texts)} is not a meld under these rules (cards in print order)")
     return TableMeldSpec(pattern, cards, jokers, list(by))
 
 
-def _check_game_goes_on(rules: Rules, totals: list[int], hand_number: int,
-                        hand_cards: list[list[int]]) -> None:
+def _check_game_goes_on(
+    rules: Rules, totals: list[int], hand_number: int, hand_cards: list[list[int]]
+) -> None:
     """Refuse a position the game could not reach: a seat without a card where it does
     not float, or a game whose finished hands (``hand_number`` > 0) already ended it (one
     seat alone at the top, past the target or after a quick game's last hand). Totals
@@ -195,11 +201,15 @@ def _check_game_goes_on(rules: Rules, totals: list[int], hand_number: int,
     if hand_number == 0 or totals.count(top) > 1 or rules.go_out_to_win:
         return
     if rules.game_hands and hand_number >= rules.game_hands:
-        _fail(f"'hand_number' {hand_number}: the quick game of {rules.game_hands} hands ended "
-              f"with seat {totals.index(top)} alone at the top")
+        _fail(
+            f"'hand_number' {hand_number}: the quick game of {rules.game_hands} hands ended "
+            f"with seat {totals.index(top)} alone at the top"
+        )
     if not rules.game_hands and top >= rules.target:
-        _fail(f"'totals' {totals} after {hand_number} hand(s): seat {totals.index(top)} "
-              f"reached the target ({rules.target}) alone, so the game is over")
+        _fail(
+            f"'totals' {totals} after {hand_number} hand(s): seat {totals.index(top)} "
+            f"reached the target ({rules.target}) alone, so the game is over"
+        )
 
 
 def _check_copies(rules: Rules, loose: list[int], table: list[TableMeldSpec]) -> None:
@@ -211,14 +221,18 @@ def _check_copies(rules: Rules, loose: list[int], table: list[TableMeldSpec]) ->
     for card, count in sorted(counts.items()):
         limit = rules.n_jokers if card == JOKER else rules.n_decks
         if count > limit:
-            _fail(f"card {card_text(card)} is given {count} times in a game with {limit} of it "
-                  f"({rules.n_decks} deck(s), {rules.jokers} joker(s) per deck)")
+            _fail(
+                f"card {card_text(card)} is given {count} times in a game with {limit} of it "
+                f"({rules.n_decks} deck(s), {rules.jokers} joker(s) per deck)"
+            )
     if rules.n_decks == 1:
         shown = Counter(c for meld in table for c in meld.cards)
         twice = sorted(c for c, count in shown.items() if count > 1)
         if twice:
-            _fail(f"{card_text(twice[0])} is on the table twice in a one-deck game "
-                  "(a joker may not stand for a card already on the table)")
+            _fail(
+                f"{card_text(twice[0])} is on the table twice in a one-deck game "
+                "(a joker may not stand for a card already on the table)"
+            )
 
 
 def _place_meld(state: State, index: int, meld: TableMeldSpec) -> None:
@@ -288,8 +302,10 @@ def snapshot(rules: Rules, state: State, g: int = 0, mask: np.ndarray | None = N
         "stock": [card_text(c) for c in state.stock[g, : state.stock_size[g]][::-1]],
         "stock_size": int(state.stock_size[g]),
         "discard": [card_text(c) for c in state.pile[g, : state.pile_size[g]]],
-        "melds": [dict(zip(("cards", "by"), meld_cards(state, g, m)))
-                  for m in range(int(state.n_melds[g]))],
+        "melds": [
+            dict(zip(("cards", "by"), meld_cards(state, g, m)))
+            for m in range(int(state.n_melds[g]))
+        ],
         "known": [count_texts(state.known[g, s]) for s in range(p)],
         "melded": [bool(x) for x in state.melded[g]],
         "owed": card_or_none(state.owed[g]),

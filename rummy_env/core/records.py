@@ -57,7 +57,7 @@ class GameRecord:
         record = cls(**data)
         record.check()
         record.agents = [printable_name(a) for a in record.agents]  # a file's names are
-        return record                                              # printed and shown
+        return record  # printed and shown
 
     def check(self) -> None:
         """ValueError naming the first field that cannot describe a real game."""
@@ -66,8 +66,11 @@ class GameRecord:
             value = getattr(self, name)
             if not (is_int(value) and 0 <= value < 2**63):
                 raise ValueError(f"record {name}={value!r}: expected an integer in 0..2**63-1")
-        if not (isinstance(self.agents, list) and len(self.agents) == rules.players
-                and all(isinstance(a, str) for a in self.agents)):
+        if not (
+            isinstance(self.agents, list)
+            and len(self.agents) == rules.players
+            and all(isinstance(a, str) for a in self.agents)
+        ):
             raise ValueError(f"record agents: expected {rules.players} names, got {self.agents!r}")
         if not (isinstance(self.actions, list) and all(isinstance(a, str) for a in self.actions)):
             raise ValueError("record actions: expected a list of action texts")
@@ -78,8 +81,12 @@ class GameRecord:
 def game_result(state: State, g: int) -> dict[str, Any]:
     """The result fields of game ``g`` (final once the game is over)."""
     winner = int(state.winner[g])
-    return {"totals": state.totals[g].tolist(), "winner": winner if winner >= 0 else None,
-            "truncated": bool(state.truncated[g]), "hands": int(state.hand_number[g]) + 1}
+    return {
+        "totals": state.totals[g].tolist(),
+        "winner": winner if winner >= 0 else None,
+        "truncated": bool(state.truncated[g]),
+        "hands": int(state.hand_number[g]) + 1,
+    }
 
 
 def replay(record: GameRecord, on_step=None) -> State:
@@ -97,8 +104,9 @@ def replay(record: GameRecord, on_step=None) -> State:
             raise ValueError(f"record action {i} ({text!r}) is not legal in the replayed game")
         step_inplace(rules, state, np.array([action]), mask=mask)
     if record.result and game_result(state, 0) != record.result:
-        raise ValueError(f"replay ended with {game_result(state, 0)}, "
-                         f"the record says {record.result}")
+        raise ValueError(
+            f"replay ended with {game_result(state, 0)}, the record says {record.result}"
+        )
     return state
 
 
@@ -136,7 +144,7 @@ def _write_all(fd: int, data: bytes) -> None:
     """Write all of ``data`` to ``fd`` (a short write goes on; a failed one raises OSError)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def write_whole(path: str | Path, data: bytes) -> Path:
@@ -161,15 +169,17 @@ def write_whole(path: str | Path, data: bytes) -> Path:
     return path
 
 
-def read_records(path: str | Path,
-                 on_bad_line: Callable[[str], None] | None = None) -> Iterator[GameRecord]:
+def read_records(
+    path: str | Path, on_bad_line: Callable[[str], None] | None = None
+) -> Iterator[GameRecord]:
     """The records of a JSON-lines file, in order (``numbered_records`` without numbers)."""
     for _, record in numbered_records(path, on_bad_line):
         yield record
 
 
-def numbered_records(path: str | Path, on_bad_line: Callable[[str], None] | None = None
-                     ) -> Iterator[tuple[int, GameRecord]]:
+def numbered_records(
+    path: str | Path, on_bad_line: Callable[[str], None] | None = None
+) -> Iterator[tuple[int, GameRecord]]:
     """(line number, record) of each game of a JSON-lines file, in order.
 
     A damaged line (cut, not UTF-8, not a record, an impossible field, too long) raises

@@ -21,8 +21,8 @@ _CHOICES: dict[str, Any] = {
     "players": range(2, 9),
     "decks": ("auto", 1, 2),
     "hand_size": "auto or an integer >= 1",
-    "max_turns": range(1, 32_768),   # the state counts turns in 16 bits
-    "max_hands": range(1, 32_768),   # and hands too
+    "max_turns": range(1, 32_768),  # the state counts turns in 16 bits
+    "max_hands": range(1, 32_768),  # and hands too
     "jokers": (0, 1, 2),
     "joker_value": (15, 25, "declared"),
     "low_ace_value": (1, 15),
@@ -115,17 +115,25 @@ class Rules:
             else:
                 ok = is_int(value) and value >= 1
             if not ok:
-                shown = (f"an integer from {allowed.start} to {allowed.stop - 1}"
-                         if isinstance(allowed, range) else
-                         list(allowed) if isinstance(allowed, tuple) else allowed)
+                shown = (
+                    f"an integer from {allowed.start} to {allowed.stop - 1}"
+                    if isinstance(allowed, range)
+                    else list(allowed)
+                    if isinstance(allowed, tuple)
+                    else allowed
+                )
                 raise ValueError(f"rules: {name}={value!r} is not allowed; allowed: {shown}")
         if self.dig_swap and not self.joker_swap:
-            raise ValueError("rules: dig_swap=True needs joker_swap=True (the dug card swaps a "
-                             "melded joker); set joker_swap: true or dig_swap: false")
+            raise ValueError(
+                "rules: dig_swap=True needs joker_swap=True (the dug card swaps a "
+                "melded joker); set joker_swap: true or dig_swap: false"
+            )
         if self.floating and self.discard_required:
-            raise ValueError("rules: floating=True cannot take effect under discard_required=True "
-                             "(no meld or lay-off may empty a hand, so nobody ever floats); "
-                             "set floating: false or discard_required: false")
+            raise ValueError(
+                "rules: floating=True cannot take effect under discard_required=True "
+                "(no meld or lay-off may empty a hand, so nobody ever floats); "
+                "set floating: false or discard_required: false"
+            )
         needed = self.players * self.hand_cards + 1
         if needed > self.deck_cards:
             raise ValueError(
@@ -167,8 +175,10 @@ class Rules:
     def from_dict(cls, config: dict[str, Any] | None = None) -> Rules:
         """Rules from ``{"preset": NAME, flag: value, ...}``; flags override the preset."""
         if config is not None and not isinstance(config, dict):
-            raise ValueError(f"rules: expected a mapping of rule flags (e.g. "
-                             f"{{preset: standard, target: 250}}), got {config!r}")
+            raise ValueError(
+                f"rules: expected a mapping of rule flags (e.g. "
+                f"{{preset: standard, target: 250}}), got {config!r}"
+            )
         config = dict(config or {})
         preset = config.pop("preset", "standard")
         if preset not in PRESETS:
@@ -201,8 +211,9 @@ class Rules:
         try:
             return self.__dict__["_hash"]
         except KeyError:
-            value = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)
-                               if f.compare))
+            value = hash(
+                tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
+            )
             object.__setattr__(self, "_hash", value)
             return value
 

@@ -45,14 +45,30 @@ def table_points(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray:
         """The [B, M] table array ``a`` at each filled slot's meld."""
         return a.reshape(-1)[meld]
 
-    return seat_points(rules, n, r, state.meld_by.reshape(-1)[slot], of_meld(state.meld_kind),
-                       of_meld(state.meld_start), of_meld(state.meld_key), j,
-                       state.meld_joker.reshape(-1)[slot])
+    return seat_points(
+        rules,
+        n,
+        r,
+        state.meld_by.reshape(-1)[slot],
+        of_meld(state.meld_kind),
+        of_meld(state.meld_start),
+        of_meld(state.meld_key),
+        j,
+        state.meld_joker.reshape(-1)[slot],
+    )
 
 
-def seat_points(rules: Rules, n: int, r: np.ndarray, owner: np.ndarray, kind: np.ndarray,
-                start: np.ndarray, key: np.ndarray, j: np.ndarray,
-                joker: np.ndarray) -> np.ndarray:
+def seat_points(
+    rules: Rules,
+    n: int,
+    r: np.ndarray,
+    owner: np.ndarray,
+    kind: np.ndarray,
+    start: np.ndarray,
+    key: np.ndarray,
+    j: np.ndarray,
+    joker: np.ndarray,
+) -> np.ndarray:
     """int32 [n, P]: the points of k filled table slots (as for ``slot_points``) summed by
     the row ``r`` (< n) and the seat ``owner`` that laid each."""
     p = rules.players
@@ -61,8 +77,14 @@ def seat_points(rules: Rules, n: int, r: np.ndarray, owner: np.ndarray, kind: np
     return owned.reshape(n, p).astype(np.int32)
 
 
-def slot_points(rules: Rules, kind: np.ndarray, start: np.ndarray, key: np.ndarray,
-                j: np.ndarray, joker: np.ndarray) -> np.ndarray:
+def slot_points(
+    rules: Rules,
+    kind: np.ndarray,
+    start: np.ndarray,
+    key: np.ndarray,
+    j: np.ndarray,
+    joker: np.ndarray,
+) -> np.ndarray:
     """[k]: points of k filled table slots, each given its meld's kind, start and key, its
     slot j and whether a joker fills it (a joker scores ``joker_points`` where set)."""
     shape = (kind == KIND_RUN) * (1 + (start != 0))

@@ -111,8 +111,9 @@ class State:
 
     def select(self, index) -> State:
         """The games at ``index`` (an int array or slice) as a new State."""
-        return State(**{f.name: getattr(self, f.name)[index].copy()
-                        for f in dataclasses.fields(self)})
+        return State(
+            **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)}
+        )
 
     def assign(self, index, other: State) -> None:
         """Overwrite the games at ``index`` with the games of ``other`` (in place)."""

@@ -58,8 +58,9 @@ __all__ = ["init", "deal", "legal_mask", "step", "step_inplace", "table_points",
 
 
 # ----------------------------------------------------------------------------- init / deal
-def init(rules: Rules, seed: int, batch_size: int | None = None,
-         game_ids: np.ndarray | None = None) -> State:
+def init(
+    rules: Rules, seed: int, batch_size: int | None = None, game_ids: np.ndarray | None = None
+) -> State:
     """Deal hand 0 of each game. Game ``g`` depends only on (rules, seed, g).
 
     Pass ``batch_size`` for games 0..B-1, or ``game_ids`` to pick which games
@@ -95,7 +96,7 @@ def deal(rules: Rules, state: State, rows: np.ndarray) -> None:
     state.pile[rows] = 0
     state.pile[rows, 0] = decks[:, dealt]
     state.pile_size[rows] = 1
-    rest = decks[:, dealt + 1:][:, ::-1]
+    rest = decks[:, dealt + 1 :][:, ::-1]
     state.stock[rows] = 0
     state.stock[rows, : rest.shape[1]] = rest
     state.stock_size[rows] = rest.shape[1]
@@ -114,8 +115,9 @@ def deal(rules: Rules, state: State, rows: np.ndarray) -> None:
 
 
 # ----------------------------------------------------------------------------- step
-def step(rules: Rules, state: State, actions, *, auto_deal: bool = True,
-         mask: np.ndarray | None = None) -> State:
+def step(
+    rules: Rules, state: State, actions, *, auto_deal: bool = True, mask: np.ndarray | None = None
+) -> State:
     """A new State after one action per game; ``state`` is left untouched.
 
     ``mask`` may pass ``legal_mask(rules, state)`` when the caller has it already.
@@ -125,9 +127,16 @@ def step(rules: Rules, state: State, actions, *, auto_deal: bool = True,
     return out
 
 
-def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
-                 mask: np.ndarray | None = None, fits: np.ndarray | None = None,
-                 blocked: np.ndarray | None = None) -> None:
+def step_inplace(
+    rules: Rules,
+    state: State,
+    actions,
+    *,
+    auto_deal: bool = True,
+    mask: np.ndarray | None = None,
+    fits: np.ndarray | None = None,
+    blocked: np.ndarray | None = None,
+) -> None:
     """Apply one action per game to ``state`` in place (the fast path for trainers).
 
     ``fits`` and ``blocked``: what the tables accepted before the step, as passed to
@@ -179,8 +188,9 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
         played = np.concatenate([rows_of["meld"], rows_of["layoff"]])
         played = played[~calling[played]]
         emptied = played[state.hand_size[played, state.current_player[played]] == 0]
-        floating = (~state.started_floating[emptied] if rules.floating
-                    else np.zeros(emptied.size, bool))
+        floating = (
+            ~state.started_floating[emptied] if rules.floating else np.zeros(emptied.size, bool)
+        )
         out.append(emptied[~floating])
         turn_over.append(emptied[floating])
     if out:
@@ -189,15 +199,17 @@ def step_inplace(rules: Rules, state: State, actions, *, auto_deal: bool = True,
         hand_over.append(went_out)
 
     if done.size:
-        done_out = done[state.hand_size[done, state.current_player[done]] == 0] \
-            if not rules.floating else done[:0]
+        done_out = (
+            done[state.hand_size[done, state.current_player[done]] == 0]
+            if not rules.floating
+            else done[:0]
+        )
         state.went_out[done_out] = state.current_player[done_out]
         _resume_after_call(rules, state, done[~np.isin(done, done_out)] if done_out.size else done)
         hand_over.append(done_out)
 
     if turn_over:
-        ended = _finish_turns(rules, t, state, np.concatenate(turn_over), discarded,
-                              fits, blocked)
+        ended = _finish_turns(rules, t, state, np.concatenate(turn_over), discarded, fits, blocked)
         hand_over.append(ended)
     ended_hands = np.concatenate(hand_over)  # sorted below: the order they came in is no matter
     if ended_hands.size:
@@ -209,8 +221,11 @@ def _one_game_step(rules: Rules, state: State, actions: np.ndarray, mask: np.nda
     checks only; False leaves the step (and any refusal) to the batched code."""
     phase, a = int(state.phase[0]), int(actions[0])
     ids = lookup_tables(rules).layout
-    if phase == PHASE_GAME_OVER or phase == PHASE_HAND_OVER or not (0 <= a < ids.size
-                                                                    and mask[0, a]):
+    if (
+        phase == PHASE_GAME_OVER
+        or phase == PHASE_HAND_OVER
+        or not (0 <= a < ids.size and mask[0, a])
+    ):
         return False
     state.hand_ended[0] = False
     return step_one(rules, ids, state, a)
@@ -237,9 +252,19 @@ ACTION_KINDS = ("draw", "end", "take", "meld", "layoff", "discard", "swap", "cal
 @lru_cache(maxsize=16)
 def _kind_starts(action_ids: ActionLayout) -> np.ndarray:
     """int64 [9]: first id of each of ``ACTION_KINDS`` after ``draw``."""
-    starts = np.array([action_ids.END, action_ids.TAKE, action_ids.MELD, action_ids.LAYOFF,
-                       action_ids.DISCARD, action_ids.SWAP,
-                       action_ids.CALL, action_ids.PASS, action_ids.DONE])
+    starts = np.array(
+        [
+            action_ids.END,
+            action_ids.TAKE,
+            action_ids.MELD,
+            action_ids.LAYOFF,
+            action_ids.DISCARD,
+            action_ids.SWAP,
+            action_ids.CALL,
+            action_ids.PASS,
+            action_ids.DONE,
+        ]
+    )
     starts.setflags(write=False)
     return starts
 
@@ -247,8 +272,9 @@ def _kind_starts(action_ids: ActionLayout) -> np.ndarray:
 @lru_cache(maxsize=16)
 def _kind_of_action(action_ids: ActionLayout) -> np.ndarray:
     """int8 [A]: the index in ``ACTION_KINDS`` of each action id (one take per batch)."""
-    kinds = np.searchsorted(_kind_starts(action_ids), np.arange(action_ids.size),
-                            side="right").astype(np.int8)
+    kinds = np.searchsorted(
+        _kind_starts(action_ids), np.arange(action_ids.size), side="right"
+    ).astype(np.int8)
     kinds.setflags(write=False)
     return kinds
 
@@ -275,8 +301,7 @@ def _rows_by_range(action_ids, actions: np.ndarray, live: np.ndarray) -> dict[st
     kind[~live] = len(ACTION_KINDS)
     order = np.argsort(kind, kind="stable")  # int8: a radix sort, ten times faster
     ends = np.cumsum(np.bincount(kind, minlength=len(ACTION_KINDS) + 1)).tolist()
-    return {name: order[start:end]
-            for name, start, end in zip(ACTION_KINDS, [0] + ends, ends)}
+    return {name: order[start:end] for name, start, end in zip(ACTION_KINDS, [0] + ends, ends)}
 
 
 def _start_play(state: State, rows: np.ndarray, seat: np.ndarray) -> None:
@@ -314,8 +339,9 @@ def _apply_take(rules: Rules, state: State, rows: np.ndarray, depth: np.ndarray)
     state.drew_last[rows] = False
 
 
-def _remove_from_hand(state: State, rows: np.ndarray, seat: np.ndarray, cards: np.ndarray,
-                      copies=1) -> None:
+def _remove_from_hand(
+    state: State, rows: np.ndarray, seat: np.ndarray, cards: np.ndarray, copies=1
+) -> None:
     """Take ``copies`` of each (row, card) out of the seat's hand, known copies first.
 
     The (row, card) pairs must be distinct; ``hand_size`` is the caller's to update.
@@ -347,13 +373,15 @@ def _apply_meld(t: LookupTables, state: State, rows: np.ndarray, pattern: np.nda
     state.n_melds[rows] += 1
     state.melded[rows, seat] = True
     owed = state.owed[rows]
-    settled = np.where(owed == JOKER, jokers_used > 0,
-                       (owed >= 0) & PATTERN_CONTAINS[np.maximum(owed, 0), pattern])
+    settled = np.where(
+        owed == JOKER, jokers_used > 0, (owed >= 0) & PATTERN_CONTAINS[np.maximum(owed, 0), pattern]
+    )
     state.owed[rows] = np.where(settled, -1, owed)
 
 
-def _apply_layoff(rules: Rules, state: State, rows: np.ndarray, card: np.ndarray,
-                  direction: np.ndarray) -> None:
+def _apply_layoff(
+    rules: Rules, state: State, rows: np.ndarray, card: np.ndarray, direction: np.ndarray
+) -> None:
     """Add a card (the natural one if held, else a joker declared as it) to the oldest
     meld it fits."""
     seat = state.current_player[rows]
@@ -450,9 +478,15 @@ def _clear_turn_memory(state: State, rows: np.ndarray) -> None:
     state.taken[rows] = False
 
 
-def _finish_turns(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                  discards: np.ndarray, fits: np.ndarray | None,
-                  blocked: np.ndarray | None) -> np.ndarray:
+def _finish_turns(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    discards: np.ndarray,
+    fits: np.ndarray | None,
+    blocked: np.ndarray | None,
+) -> np.ndarray:
     """Close the turns of ``rows`` (a discard or a float); returns rows whose hand ends.
 
     After a discard, a rummy-call window may open instead of the next turn (``fits``,
@@ -462,17 +496,21 @@ def _finish_turns(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
     ends = (state.turn[rows] >= rules.max_turns) | state.drew_last[rows]
     go_on = rows[~ends]
     if rules.rummy_call and go_on.size:
-        opened = _open_call_windows(rules, t, state, go_on[np.isin(go_on, discards)],
-                                    fits, blocked)
+        opened = _open_call_windows(rules, t, state, go_on[np.isin(go_on, discards)], fits, blocked)
         go_on = go_on[~np.isin(go_on, opened)]
     state.current_player[go_on] = (state.current_player[go_on] + 1) % rules.players
     _new_turn(state, go_on)
     return rows[ends]
 
 
-def _open_call_windows(rules: Rules, t: LookupTables, state: State, rows: np.ndarray,
-                       kept_fits: np.ndarray | None,
-                       kept_blocked: np.ndarray | None) -> np.ndarray:
+def _open_call_windows(
+    rules: Rules,
+    t: LookupTables,
+    state: State,
+    rows: np.ndarray,
+    kept_fits: np.ndarray | None,
+    kept_blocked: np.ndarray | None,
+) -> np.ndarray:
     """Open a call window where the discard may be called; returns those rows.
 
     ``kept_fits`` / ``kept_blocked``: the batch's from before the step, or None (work
@@ -480,10 +518,8 @@ def _open_call_windows(rules: Rules, t: LookupTables, state: State, rows: np.nda
     """
     if rows.size == 0:
         return rows
-    fits = any_direction(layoff_fits(rules, state, rows) if kept_fits is None
-                         else kept_fits[rows])
-    blocked = (blocked_cards(rules, state, rows) if kept_blocked is None
-               else kept_blocked[rows])
+    fits = any_direction(layoff_fits(rules, state, rows) if kept_fits is None else kept_fits[rows])
+    blocked = blocked_cards(rules, state, rows) if kept_blocked is None else kept_blocked[rows]
     opens = call_window_opens(rules, t, state, rows, fits, blocked)
     rows, fits = rows[opens], fits[opens]
     blocked = None if blocked is None else blocked[opens]
@@ -494,8 +530,9 @@ def _open_call_windows(rules: Rules, t: LookupTables, state: State, rows: np.nda
     card = state.pile[rows, state.pile_size[rows] - 1].astype(np.int64)
     eligible = np.zeros((rows.size, p), bool)  # by offset from the discarder
     for k in range(1, p):
-        eligible[:, k] = call_eligibility(rules, t, state, rows, (discarder + k) % p, card,
-                                          fits, blocked)
+        eligible[:, k] = call_eligibility(
+            rules, t, state, rows, (discarder + k) % p, card, fits, blocked
+        )
     opened = eligible.any(axis=1)
     rows, discarder, eligible = rows[opened], discarder[opened], eligible[opened]
     first = (discarder + np.argmax(eligible, axis=1)) % p

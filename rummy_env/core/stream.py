@@ -34,8 +34,9 @@ class GameStream:
     is empty (the stream ran dry).
     """
 
-    def __init__(self, rules: Rules, seed: int, width: int,
-                 deals: Sequence[int] | np.ndarray | None = None) -> None:
+    def __init__(
+        self, rules: Rules, seed: int, width: int, deals: Sequence[int] | np.ndarray | None = None
+    ) -> None:
         self.rules, self.seed = rules, seed
         self.deals = None if deals is None else np.asarray(deals, np.int64)
         n = width if self.deals is None else min(width, self.deals.size)
@@ -59,8 +60,7 @@ class GameStream:
         k = min(slots.size, left)
         games = np.arange(self.next_game, self.next_game + k)
         if k:
-            self.state.assign(slots[:k], init(self.rules, self.seed,
-                                              game_ids=self.deal_of(games)))
+            self.state.assign(slots[:k], init(self.rules, self.seed, game_ids=self.deal_of(games)))
         self.slot_game[slots[:k]] = games
         self.slot_game[slots[k:]] = -1
         self.next_game += k

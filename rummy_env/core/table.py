@@ -44,8 +44,9 @@ def slot_cards(state: State, rows: np.ndarray) -> np.ndarray:
     return SLOT_CARD[state.meld_kind[rows, :m], state.meld_key[rows, :m]]
 
 
-def selected_slots(state: State, rows: np.ndarray,
-                   slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def selected_slots(
+    state: State, rows: np.ndarray, slots: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(r, meld, j) of each selected slot (``slots``: bool [n, m, 13] over the first m melds
     of the games ``rows``): its row in ``rows``, the flat index of its meld in the [B, M]
     table arrays and its slot, found by one 1-D pass (much faster than a 3-D nonzero), so
@@ -68,7 +69,7 @@ def _cards_where(state: State, rows: np.ndarray, slots: np.ndarray) -> np.ndarra
 
 def on_table(state: State, rows: np.ndarray) -> np.ndarray:
     """bool [n, 52]: a natural copy of the card, or a joker declared as it, is on the table."""
-    return _cards_where(state, rows, state.meld_by[rows, :used_melds(state, rows)] >= 0)
+    return _cards_where(state, rows, state.meld_by[rows, : used_melds(state, rows)] >= 0)
 
 
 def blocked_cards(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray | None:
@@ -80,7 +81,7 @@ def blocked_cards(rules: Rules, state: State, rows: np.ndarray) -> np.ndarray | 
 
 def jokers_declared(state: State, rows: np.ndarray) -> np.ndarray:
     """bool [n, 52]: some table meld holds a joker declared as the card."""
-    return _cards_where(state, rows, state.meld_joker[rows, :used_melds(state, rows)])
+    return _cards_where(state, rows, state.meld_joker[rows, : used_melds(state, rows)])
 
 
 @lru_cache(maxsize=8)
@@ -119,8 +120,9 @@ def meld_accepts(rules: Rules, melds, at: tuple) -> np.ndarray:
 
     end_at = melds.meld_start[at].astype(np.intp) * (N_RANKS + 1) + length
     is_run = kind == KIND_RUN
-    for direction, ends in zip((LAYOFF_UP, LAYOFF_DOWN),
-                               run_ends(bool(rules.runs_ace_high), bool(rules.wrap))):
+    for direction, ends in zip(
+        (LAYOFF_UP, LAYOFF_DOWN), run_ends(bool(rules.runs_ace_high), bool(rules.wrap))
+    ):
         end = ends[end_at]
         accepts[..., direction] = np.where(is_run & (end >= 0), key * N_RANKS + end, -1)
     return accepts

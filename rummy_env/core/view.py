@@ -26,31 +26,31 @@ class PlayerView:
     Shapes: n games, P seats, N deck cards, M table melds.
     """
 
-    seat: np.ndarray        # int8 [n]        my absolute seat
-    hand: np.ndarray        # int8 [n,53]     my cards (copies per id)
+    seat: np.ndarray  # int8 [n]        my absolute seat
+    hand: np.ndarray  # int8 [n,53]     my cards (copies per id)
     hand_sizes: np.ndarray  # int16 [n,P]     cards in each hand
-    known: np.ndarray       # int8 [n,P,53]   cards each seat is known to hold (taken from the pile)
-    pile: np.ndarray        # int16 [n,N]     discard pile, oldest first
-    pile_size: np.ndarray   # int16 [n]
+    known: np.ndarray  # int8 [n,P,53]   cards each seat is known to hold (taken from the pile)
+    pile: np.ndarray  # int16 [n,N]     discard pile, oldest first
+    pile_size: np.ndarray  # int16 [n]
     stock_size: np.ndarray  # int16 [n]
-    meld_kind: np.ndarray   # int8 [n,M]      0 empty, 1 set, 2 run
-    meld_key: np.ndarray    # int8 [n,M]      rank of a set, suit of a run
+    meld_kind: np.ndarray  # int8 [n,M]      0 empty, 1 set, 2 run
+    meld_key: np.ndarray  # int8 [n,M]      rank of a set, suit of a run
     meld_start: np.ndarray  # int8 [n,M]      first rank of a run
-    meld_len: np.ndarray    # int8 [n,M]
+    meld_len: np.ndarray  # int8 [n,M]
     meld_by: np.ndarray | None  # int8 [n,M,13] relative seat that laid each slot, -1 empty
     #                         (None from ``player_view(owners=False)``)
     meld_joker: np.ndarray  # bool [n,M,13]
-    n_melds: np.ndarray     # int16 [n]
+    n_melds: np.ndarray  # int16 [n]
     table_points: np.ndarray  # int32 [n,P]   points each seat has on the table this hand
-    totals: np.ndarray      # int32 [n,P]     running totals
-    melded: np.ndarray      # bool [n,P]      seat has melded this hand
-    phase: np.ndarray       # int8 [n]
+    totals: np.ndarray  # int32 [n,P]     running totals
+    melded: np.ndarray  # bool [n,P]      seat has melded this hand
+    phase: np.ndarray  # int8 [n]
     current_player: np.ndarray  # int8 [n]        relative seat to act (0 = me)
-    dealer: np.ndarray      # int8 [n]        relative seat of the dealer
-    owed: np.ndarray        # int16 [n]       card the next meld/lay-off must contain, -1
+    dealer: np.ndarray  # int8 [n]        relative seat of the dealer
+    owed: np.ndarray  # int16 [n]       card the next meld/lay-off must contain, -1
     no_discard: np.ndarray  # int16 [n]       card that may not be discarded, -1
-    taken: np.ndarray       # bool [n,53]     cards taken from the pile this turn (public)
-    turn: np.ndarray        # int16 [n]
+    taken: np.ndarray  # bool [n,53]     cards taken from the pile this turn (public)
+    turn: np.ndarray  # int16 [n]
     hand_number: np.ndarray  # int16 [n]
 
     @property
@@ -60,8 +60,9 @@ class PlayerView:
     def laid_by(self) -> np.ndarray:
         """``meld_by``; a ValueError for a view made with ``owners=False``, which has none."""
         if self.meld_by is None:
-            raise ValueError("this PlayerView was made with owners=False: it does not say "
-                             "who laid each meld")
+            raise ValueError(
+                "this PlayerView was made with owners=False: it does not say who laid each meld"
+            )
         return self.meld_by
 
 
@@ -113,9 +114,16 @@ def _turned(by: np.ndarray, seats: np.ndarray, p: int) -> np.ndarray:
     return turned
 
 
-def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
-                rows: np.ndarray | None = None, *, share: bool = False,
-                points: np.ndarray | None = None, owners: bool = True) -> PlayerView:
+def player_view(
+    rules: Rules,
+    state: State,
+    seats: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
+    *,
+    share: bool = False,
+    points: np.ndarray | None = None,
+    owners: bool = True,
+) -> PlayerView:
     """The view of ``seats[i]`` in game ``rows[i]`` (defaults: every game, the seat to play).
 
     ``share`` (with ``rows`` None): the per-game arrays that need no turning are the
@@ -152,8 +160,9 @@ def player_view(rules: Rules, state: State, seats: np.ndarray | None = None,
         meld_by=rel_by,
         meld_joker=pick(state.meld_joker),
         n_melds=pick(state.n_melds),
-        table_points=(table_points(rules, state, rows) if points is None
-                      else points[rows])[np.arange(rows.size)[:, None], order],
+        table_points=(table_points(rules, state, rows) if points is None else points[rows])[
+            np.arange(rows.size)[:, None], order
+        ],
         totals=state.totals[r, order],
         melded=state.melded[r, order],
         phase=pick(state.phase),

@@ -61,8 +61,12 @@ def unseen_counts(rules: Rules, view: PlayerView) -> np.ndarray:
     pos = np.arange(view.pile.shape[1])[None, :]
     r, j = np.nonzero(pos < view.pile_size[:, None])
     add_at(pile, (r, view.pile[r, j]))
-    seen = (view.hand.astype(np.int16) + pile + view_table_counts(view)
-            + view.known[:, 1:].astype(np.int16).sum(axis=1))
+    seen = (
+        view.hand.astype(np.int16)
+        + pile
+        + view_table_counts(view)
+        + view.known[:, 1:].astype(np.int16).sum(axis=1)
+    )
     return deck_counts(rules)[None, :] - seen
 
 
@@ -79,8 +83,7 @@ def fresh_deal_keys(n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, np.iinfo(np.int64).max, n, dtype=np.int64).astype(np.uint64)
 
 
-def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
-                  rng: np.random.Generator) -> State:
+def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int, rng: np.random.Generator) -> State:
     """``n_worlds`` complete games per position of ``view``, consistent with it (batch n * W).
 
     Raises ``ValueError`` for a position outside the draw and play phases or a
@@ -92,11 +95,15 @@ def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
         raise ValueError("sample_worlds: positions must be in the draw or play phase")
     n, p, w = view.size, rules.players, n_worlds
     unseen = unseen_counts(rules, view)
-    unknown = (view.hand_sizes[:, 1:].astype(np.int64)
-               - view.known[:, 1:].astype(np.int64).sum(axis=2))  # [n, P-1] hidden slots
+    unknown = view.hand_sizes[:, 1:].astype(np.int64) - view.known[:, 1:].astype(np.int64).sum(
+        axis=2
+    )  # [n, P-1] hidden slots
     hidden = unseen.astype(np.int64).sum(axis=1)
-    if (unseen < 0).any() or (unknown < 0).any() or \
-            (hidden != unknown.sum(axis=1) + view.stock_size).any():
+    if (
+        (unseen < 0).any()
+        or (unknown < 0).any()
+        or (hidden != unknown.sum(axis=1) + view.stock_size).any()
+    ):
         raise ValueError("sample_worlds: the view's card counts do not add up")
 
     # Each position's unseen cards as a padded list, shuffled once per world.
@@ -148,8 +155,9 @@ def sample_worlds(rules: Rules, view: PlayerView, n_worlds: int,
     state.owed[:] = per_world(view.owed)
     state.no_discard[:] = per_world(view.no_discard)
     state.taken[:] = per_world(view.taken)
-    state.drew_last[:] = ((rules.stock_out == "last_draw") & (state.phase == PHASE_PLAY)
-                          & (state.stock_size == 0))
+    state.drew_last[:] = (
+        (rules.stock_out == "last_draw") & (state.phase == PHASE_PLAY) & (state.stock_size == 0)
+    )
     state.melded[b[:, None], order] = per_world(view.melded)
     state.turn[:] = per_world(view.turn)
     state.hand_number[:] = per_world(view.hand_number)
@@ -163,4 +171,3 @@ def provisional_scores(rules: Rules, state: State) -> np.ndarray:
     """int32 [B, P]: each seat's hand score if the hand ended now (table minus hand points)."""
     rows = np.arange(state.batch_size)
     return table_points(rules, state, rows) - hand_points(rules, state, rows)
-

@@ -118,13 +118,31 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         "render_fps": 1,
     }
 
-    def __init__(self, rules: Rules | None = None, *, rules_file: str | None = None,
-                 preset: str | None = None, episode: str = "game", reward: str = "win",
-                 max_cycles: int | None = None, illegal_action: str = "raise",
-                 render_mode: str | None = None, **rule_flags: Any) -> None:
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        rules_file: str | None = None,
+        preset: str | None = None,
+        episode: str = "game",
+        reward: str = "win",
+        max_cycles: int | None = None,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **rule_flags: Any,
+    ) -> None:
         super().__init__()
-        configure(self, rules, rules_file, preset, episode, reward, illegal_action, render_mode,
-                  **rule_flags)
+        configure(
+            self,
+            rules,
+            rules_file,
+            preset,
+            episode,
+            reward,
+            illegal_action,
+            render_mode,
+            **rule_flags,
+        )
         if max_cycles is not None and max_cycles < 1:
             raise ValueError(f"max_cycles={max_cycles!r} must be None or an integer >= 1")
         self.max_cycles = max_cycles
@@ -136,11 +154,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self.possible_agents = [f"player_{i}" for i in range(p)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         low, high = observation_bounds(self.rules)
-        obs_space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(low, high, (observation_size(self.rules),),
-                                                np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (self._n_actions,), np.int8),
-        })
+        obs_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(
+                    low, high, (observation_size(self.rules),), np.float32
+                ),
+                "action_mask": gymnasium.spaces.Box(0, 1, (self._n_actions,), np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: ActionSpace(self._n_actions) for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
@@ -157,8 +178,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         seed = check_seed(seed)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        self._games = Games(self.rules, 1, int(self._rng.integers(2**63)),
-                            auto_deal=self._auto_deal, one_game=True)
+        self._games = Games(
+            self.rules, 1, int(self._rng.integers(2**63)), auto_deal=self._auto_deal, one_game=True
+        )
         self._state = self._games.state
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -198,8 +220,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
 
     def step(self, action: Any) -> None:
         if not self.agents:
-            raise RuntimeError("step: the episode is over and every agent has left; "
-                               "call reset()")
+            raise RuntimeError("step: the episode is over and every agent has left; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -222,15 +243,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
         self._game_steps += 1
         terminated = truncated = False
         if state.hand_ended[0]:
-            result = outcome(self.rules, state, np.zeros(1, np.int64), self.episode, self.reward,
-                             pcr=self.pcr)
+            result = outcome(
+                self.rules, state, np.zeros(1, np.int64), self.episode, self.reward, pcr=self.pcr
+            )
             for a_name, r in zip(self.possible_agents, result.rewards[0].tolist()):
                 self.rewards[a_name] = r
             self._rewarded = True
             terminated, truncated = bool(result.terminated[0]), bool(result.truncated[0])
             self._winner = int(result.winner[0])
-        if (not (terminated or truncated) and self.max_cycles is not None
-                and self._agent_steps[seat] >= self.max_cycles):
+        if (
+            not (terminated or truncated)
+            and self.max_cycles is not None
+            and self._agent_steps[seat] >= self.max_cycles
+        ):
             truncated = True
         if terminated or truncated:
             self.terminations = dict.fromkeys(self.agents, terminated)
@@ -275,8 +300,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped env
     # -- rendering ---------------------------------------------------------------
     def render(self) -> str | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode "
-                                  "(pass render_mode='ansi' or 'human')")
+            gymnasium.logger.warn(
+                "render() called without a render_mode (pass render_mode='ansi' or 'human')"
+            )
             return None
         text = render_text(self.rules, self._state, 0, self.possible_agents)
         if self.render_mode == "human":

@@ -30,8 +30,9 @@ class CheckedAEC(wrappers.OrderEnforcingWrapper):
         env = self.env
         if self._has_reset and env.agents:
             agent = env.agent_selection
-            assert (action is None and (env.terminations[agent] or env.truncations[agent])
-                    ) or env.action_space(agent).contains(action), "action is not in action space"
+            assert (
+                action is None and (env.terminations[agent] or env.truncations[agent])
+            ) or env.action_space(agent).contains(action), "action is not in action space"
         super().step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:

@@ -71,18 +71,19 @@ def top_scorer(scores: np.ndarray) -> np.ndarray:
 class Outcome:
     """What a step did to the games ``rows``: n games, P seats (absolute order)."""
 
-    rewards: np.ndarray     # float32 [n, P]
+    rewards: np.ndarray  # float32 [n, P]
     terminated: np.ndarray  # bool [n]
-    truncated: np.ndarray   # bool [n]
-    winner: np.ndarray      # int64 [n]  winning seat of a finished episode, -1 none
+    truncated: np.ndarray  # bool [n]
+    winner: np.ndarray  # int64 [n]  winning seat of a finished episode, -1 none
 
     @property
     def done(self) -> np.ndarray:
         return self.terminated | self.truncated
 
 
-def outcome(rules: Rules, state: State, rows: np.ndarray, episode: str,
-            reward: str, pcr: int = 1) -> Outcome:
+def outcome(
+    rules: Rules, state: State, rows: np.ndarray, episode: str, reward: str, pcr: int = 1
+) -> Outcome:
     """Rewards and episode ends of the games ``rows`` after a step.
 
     Call it for the games whose ``state.hand_ended`` is set: every other game

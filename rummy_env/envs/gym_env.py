@@ -80,13 +80,31 @@ class RummyGymEnv(gym.Env):
     illegal_action: str
     """Set by ``options.configure``, as in every single-game env."""
 
-    def __init__(self, rules: Rules | None = None, *, rules_file: str | None = None,
-                 preset: str | None = None, opponents: Any = None, seat: int | str = 0,
-                 episode: str = "game", reward: str = "win",
-                 illegal_action: str = "penalize", render_mode: str | None = None,
-                 **rule_flags: Any) -> None:
-        configure(self, rules, rules_file, preset, episode, reward, illegal_action, render_mode,
-                  **rule_flags)
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        rules_file: str | None = None,
+        preset: str | None = None,
+        opponents: Any = None,
+        seat: int | str = 0,
+        episode: str = "game",
+        reward: str = "win",
+        illegal_action: str = "penalize",
+        render_mode: str | None = None,
+        **rule_flags: Any,
+    ) -> None:
+        configure(
+            self,
+            rules,
+            rules_file,
+            preset,
+            episode,
+            reward,
+            illegal_action,
+            render_mode,
+            **rule_flags,
+        )
         p = self.rules.players
         self.seat_option = check_seat(seat, p)
         self._layout = action_layout(self.rules)
@@ -102,15 +120,24 @@ class RummyGymEnv(gym.Env):
         self._done_mask[0, TERMINAL_MASK_ACTION] = True
 
     # -- episode -----------------------------------------------------------------
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=check_seed(seed))
         self._random.rng = self.np_random
         p = self.rules.players
-        self.seat = (int(self.np_random.integers(p)) if self.seat_option == "random"
-                     else int(self.seat_option))
-        self._games = Games(self.rules, 1, int(self.np_random.integers(2**63)),
-                            auto_deal=self._auto_deal, one_game=True)
+        self.seat = (
+            int(self.np_random.integers(p))
+            if self.seat_option == "random"
+            else int(self.seat_option)
+        )
+        self._games = Games(
+            self.rules,
+            1,
+            int(self.np_random.integers(2**63)),
+            auto_deal=self._auto_deal,
+            one_game=True,
+        )
         self._state = self._games.state
         self._done = self._terminated = self._truncated = False
         self._winner = -1
@@ -154,8 +181,9 @@ class RummyGymEnv(gym.Env):
         reward = 0.0
         self._terminated = self._truncated = False
         if state.hand_ended[0]:
-            result = outcome(self.rules, state, np.zeros(1, np.int64), self.episode, self.reward,
-                             pcr=self.pcr)
+            result = outcome(
+                self.rules, state, np.zeros(1, np.int64), self.episode, self.reward, pcr=self.pcr
+            )
             reward = float(result.rewards[0, self.seat])
             self._terminated = bool(result.terminated[0])
             self._truncated = bool(result.truncated[0])
@@ -195,11 +223,14 @@ class RummyGymEnv(gym.Env):
 
     def render(self) -> str | None:  # type: ignore[override]  # ansi text, as gymnasium's docs allow
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode "
-                            "(pass render_mode='ansi' or 'human')")
+            gym.logger.warn(
+                "render() called without a render_mode (pass render_mode='ansi' or 'human')"
+            )
             return None
-        names = [f"player_{i}" + (" (learner)" if i == self.seat else "")
-                 for i in range(self.rules.players)]
+        names = [
+            f"player_{i}" + (" (learner)" if i == self.seat else "")
+            for i in range(self.rules.players)
+        ]
         text = render_text(self.rules, self._state, 0, names)
         if self.render_mode == "human":
             print(text)

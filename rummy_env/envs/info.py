@@ -34,19 +34,29 @@ from rummy_env.core import State
 
 from .episode import top_scorer
 
-INFO_KEYS = ("winner", "hand_winner", "game_winner", "totals", "hand_scores", "hands", "length",
-             "illegal_action")
+INFO_KEYS = (
+    "winner",
+    "hand_winner",
+    "game_winner",
+    "totals",
+    "hand_scores",
+    "hands",
+    "length",
+    "illegal_action",
+)
 """The keys of every info dict of the single-game envs, in this order."""
 
 
-def game_info(state: State, *, winner: int, length: int,
-              illegal_action: int = -1) -> dict[str, Any]:
+def game_info(
+    state: State, *, winner: int, length: int, illegal_action: int = -1
+) -> dict[str, Any]:
     """The info of game 0 of ``state`` (a one-game batch) for the keys of ``INFO_KEYS``.
 
     Before any hand ended the hand scores are all zero, a tie: ``hand_winner`` is -1.
     """
-    return with_hand_info(hand_info(state), winner=winner, length=length,
-                          illegal_action=illegal_action)
+    return with_hand_info(
+        hand_info(state), winner=winner, length=length, illegal_action=illegal_action
+    )
 
 
 def hand_info(state: State) -> dict[str, Any]:
@@ -66,9 +76,13 @@ def hand_info(state: State) -> dict[str, Any]:
     }
 
 
-def with_hand_info(hand: dict[str, Any], *, winner: int, length: int,
-                   illegal_action: int = -1) -> dict[str, Any]:
+def with_hand_info(
+    hand: dict[str, Any], *, winner: int, length: int, illegal_action: int = -1
+) -> dict[str, Any]:
     """``game_info`` from its kept ``hand_info`` and this step's numbers (keys in order)."""
-    return {"winner": int(winner), **hand, "length": int(length),
-            "illegal_action": int(illegal_action)}
-
+    return {
+        "winner": int(winner),
+        **hand,
+        "length": int(length),
+        "illegal_action": int(illegal_action),
+    }

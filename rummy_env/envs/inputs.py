@@ -52,8 +52,9 @@ def action_batch(actions: Any, num_envs: int) -> np.ndarray:
     """int64 [B]: one action id per game; ValueError for another shape or non-integers."""
     array = np.asarray(actions)
     if array.shape != (num_envs,):
-        raise ValueError(f"actions: expected shape ({num_envs},), one action id per game; "
-                         f"got {_shown(actions)}")
+        raise ValueError(
+            f"actions: expected shape ({num_envs},), one action id per game; got {_shown(actions)}"
+        )
     if not _integral(array):
         raise ValueError(f"actions: expected integer action ids; got {_shown(actions)}")
     return array.astype(np.int64)

@@ -67,8 +67,11 @@ def checked_actions(opponent: Any, rules: Rules, mask: np.ndarray, actions: Any)
     legal = layout.legal(mask, actions)
     if not legal.all():
         g = int(np.flatnonzero(~legal)[0])
-        raise ValueError(layout.illegal_message(
-            actions[g], mask[g], f" by opponent {name!r} (id {int(actions[g])}) in game {g}"))
+        raise ValueError(
+            layout.illegal_message(
+                actions[g], mask[g], f" by opponent {name!r} (id {int(actions[g])}) in game {g}"
+            )
+        )
     return actions
 
 
@@ -79,8 +82,10 @@ def as_policy(opponent: Any, *, single: bool = False) -> BatchPolicy:
     if isinstance(opponent, UniformLegal):  # needs neither a view nor observations
         return UniformPolicy(opponent)
     if not is_agent(opponent) and not callable(opponent):
-        raise ValueError(f"opponent {opponent!r}: expected an agent (name, act(decision)) "
-                         "or a callable (observation, mask) -> action")
+        raise ValueError(
+            f"opponent {opponent!r}: expected an agent (name, act(decision)) "
+            "or a callable (observation, mask) -> action"
+        )
     return OpponentPolicy(opponent, single)
 
 
@@ -122,6 +127,7 @@ def opponent_list(opponents: Any, default: Any, players: int) -> list:
     if not isinstance(opponents, (list, tuple)):
         opponents = [opponents] * (players - 1)
     if len(opponents) != players - 1:
-        raise ValueError(f"opponents: give one opponent or a list of {players - 1}, "
-                         f"got {len(opponents)}")
+        raise ValueError(
+            f"opponents: give one opponent or a list of {players - 1}, got {len(opponents)}"
+        )
     return list(opponents)

@@ -34,16 +34,20 @@ ILLEGAL_ACTIONS = ("raise", "penalize")
 """``raise``: ValueError naming the legal texts; ``penalize``: the game ends, offender -1."""
 
 
-def resolve_rules(rules: Rules | None = None, rules_file: str | Path | None = None,
-                  preset: str | None = None, **flags: Any) -> Rules:
+def resolve_rules(
+    rules: Rules | None = None,
+    rules_file: str | Path | None = None,
+    preset: str | None = None,
+    **flags: Any,
+) -> Rules:
     """The rules of an env from exactly one source (see the module docstring)."""
     if rules is not None:
         if rules_file is not None or preset is not None or flags:
-            raise ValueError("rules: give rules=Rules(...) alone, without preset, "
-                             "rules_file or rule flags")
+            raise ValueError(
+                "rules: give rules=Rules(...) alone, without preset, rules_file or rule flags"
+            )
         if not isinstance(rules, Rules):
-            raise ValueError(f"rules: expected a rummy_env.core.Rules, "
-                             f"got {type(rules).__name__}")
+            raise ValueError(f"rules: expected a rummy_env.core.Rules, got {type(rules).__name__}")
         resolved = rules
     elif rules_file is not None:
         if preset is not None or flags:
@@ -99,9 +103,17 @@ def single_spaces(rules: Rules):
     return obs, gym.spaces.Discrete(action_layout(rules).size)
 
 
-def configure(env: Any, rules: Rules | None, rules_file: str | Path | None, preset: str | None,
-              episode: str, reward: str, illegal_action: str, render_mode: str | None,
-              **flags: Any) -> None:
+def configure(
+    env: Any,
+    rules: Rules | None,
+    rules_file: str | Path | None,
+    preset: str | None,
+    episode: str,
+    reward: str,
+    illegal_action: str,
+    render_mode: str | None,
+    **flags: Any,
+) -> None:
     """Check and set the options every single-game env shares: ``rules``, ``episode``,
     ``reward``, ``pcr`` (a keyword among ``flags``), ``illegal_action`` and
     ``render_mode`` (against ``env.metadata``)."""

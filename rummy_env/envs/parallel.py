@@ -78,8 +78,9 @@ class RummyParallelEnv(ParallelEnv):
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
         return self._game.action_space(agent)
 
-    def reset(self, seed: int | None = None,
-              options: dict | None = None) -> tuple[dict[str, Any], dict[str, dict]]:
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict]]:
         self._game.reset(seed=seed, options=options)
         self.agents = self._game.agents[:]
         return self._observations(), self._infos()

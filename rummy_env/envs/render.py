@@ -16,8 +16,7 @@ def _cards(counts: np.ndarray) -> str:
     return " ".join(count_texts(counts)) or "-"
 
 
-def render_text(rules: Rules, state: State, g: int = 0,
-                names: list[str] | None = None) -> str:
+def render_text(rules: Rules, state: State, g: int = 0, names: list[str] | None = None) -> str:
     """A multi-line picture of game ``g`` of ``state``."""
     p = rules.players
     names = names or [f"player_{i}" for i in range(p)]
@@ -30,8 +29,10 @@ def render_text(rules: Rules, state: State, g: int = 0,
     for seat in range(p):
         known = state.known[g, seat]
         extra = f"   (known: {_cards(known)})" if known.any() else ""
-        lines.append(f"  {names[seat]:<10} [{int(state.hand_size[g, seat]):>2}] "
-                     f"{_cards(state.hand[g, seat])}{extra}")
+        lines.append(
+            f"  {names[seat]:<10} [{int(state.hand_size[g, seat]):>2}] "
+            f"{_cards(state.hand[g, seat])}{extra}"
+        )
     size = int(state.pile_size[g])
     pile = [f"{card_text(int(state.pile[g, i]))}:{size - i}" for i in range(size)]
     lines.append(f"  stock: {int(state.stock_size[g])} cards")
@@ -43,8 +44,10 @@ def render_text(rules: Rules, state: State, g: int = 0,
         lines.append(f"    {m + 1:>2}. {laid}")
     owed, banned = int(state.owed[g]), int(state.no_discard[g])
     if owed >= 0 or banned >= 0:
-        lines.append(f"  owed: {card_text(owed) if owed >= 0 else '-'}, "
-                     f"may not discard: {card_text(banned) if banned >= 0 else '-'}")
+        lines.append(
+            f"  owed: {card_text(owed) if owed >= 0 else '-'}, "
+            f"may not discard: {card_text(banned) if banned >= 0 else '-'}"
+        )
     totals = ", ".join(f"{names[s]} {int(state.totals[g, s])}" for s in range(p))
     lines.append(f"  totals: {totals} (target {rules.target})")
     if state.hand_number[g] > 0 or state.hand_ended[g]:
@@ -52,6 +55,7 @@ def render_text(rules: Rules, state: State, g: int = 0,
         lines.append(f"  last hand: {last}")
     if state.game_over[g]:
         winner = int(state.winner[g])
-        lines.append("  game over: " + (f"{names[winner]} wins" if winner >= 0
-                                         else "truncated, no winner"))
+        lines.append(
+            "  game over: " + (f"{names[winner]} wins" if winner >= 0 else "truncated, no winner")
+        )
     return "\n".join(lines)

@@ -97,8 +97,9 @@ class _Games:
     """B games of one run: the engine's driver (``driver``: the games, their deals, what
     their tables keep), the episode's rules of scoring and per-episode counters."""
 
-    def __init__(self, rules: Rules, num_envs: int, episode: str, reward: str,
-                 pcr: int = 1) -> None:
+    def __init__(
+        self, rules: Rules, num_envs: int, episode: str, reward: str, pcr: int = 1
+    ) -> None:
         self.rules, self.num_envs = rules, check_num_envs(num_envs)
         self.episode = check_choice("episode", episode, EPISODES)
         self.reward = check_choice("reward", reward, REWARDS)
@@ -112,8 +113,9 @@ class _Games:
         return None if self.driver is None else self.driver.state
 
     def start(self, seed: int) -> None:
-        self.driver = Games(self.rules, self.num_envs, seed, auto_deal=self.auto_deal,
-                            sees="observations")
+        self.driver = Games(
+            self.rules, self.num_envs, seed, auto_deal=self.auto_deal, sees="observations"
+        )
         self.length = np.zeros(self.num_envs, np.int64)
 
     def restart(self, rows: np.ndarray) -> None:
@@ -126,8 +128,7 @@ class _Games:
         ended = rows[self.state.hand_ended[rows]]
         if ended.size == 0:
             return None
-        return ended, outcome(self.rules, self.state, ended, self.episode, self.reward,
-                              self.pcr)
+        return ended, outcome(self.rules, self.state, ended, self.episode, self.reward, self.pcr)
 
     def final_scores(self, rows: np.ndarray) -> np.ndarray:
         """int32 [k, P]: final totals (``game``) or the hand's scores (``hand``)."""
@@ -138,8 +139,10 @@ class _Games:
     def winners(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """int64 [k] each: ``hand_winner`` (top scorer of the last hand, -1 tie) and
         ``game_winner`` (-1 until a seat won the game) of the games ``rows``."""
-        return {"hand_winner": top_scorer(self.state.hand_scores[rows]),
-                "game_winner": self.state.winner[rows].astype(np.int64)}
+        return {
+            "hand_winner": top_scorer(self.state.hand_scores[rows]),
+            "game_winner": self.state.winner[rows].astype(np.int64),
+        }
 
 
 class RummyVectorEnv:
@@ -147,9 +150,18 @@ class RummyVectorEnv:
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, rules: Rules | None = None, num_envs: int = 1, seed: int = 0, *,
-                 reward: str = "win", episode: str = "game", pcr: int = 1,
-                 compact: bool = False, **rule_config: Any) -> None:
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        num_envs: int = 1,
+        seed: int = 0,
+        *,
+        reward: str = "win",
+        episode: str = "game",
+        pcr: int = 1,
+        compact: bool = False,
+        **rule_config: Any,
+    ) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         self.num_envs = check_num_envs(num_envs)
         if not isinstance(compact, bool):
@@ -172,8 +184,9 @@ class RummyVectorEnv:
 
     def decision(self, rows: np.ndarray, observations: np.ndarray | None = None) -> Decision:
         """What the seat to play in games ``rows`` sees now, as agents take it."""
-        return Decision(self.rules, self.mask[rows], self._games.driver.view(rows=rows),
-                        observations)
+        return Decision(
+            self.rules, self.mask[rows], self._games.driver.view(rows=rows), observations
+        )
 
     def snapshot(self) -> dict[str, Any]:
         """The games in progress and the run's next deal, as numpy arrays and ints (a
@@ -193,8 +206,9 @@ class RummyVectorEnv:
         """float32 [n, D]: what seat ``seats[i]`` of game ``rows[i]`` observes now."""
         return self._games.driver.observe(seats, rows)
 
-    def reset(self, seed: int | None = None, *, out: np.ndarray | None = None
-              ) -> tuple[Observations, np.ndarray, np.ndarray]:
+    def reset(
+        self, seed: int | None = None, *, out: np.ndarray | None = None
+    ) -> tuple[Observations, np.ndarray, np.ndarray]:
         """Deal B new games: (obs float32 [B,D], mask bool [B,A], seat int64 [B]).
 
         ``seed`` restarts the run's game ids from 0; without it, the run goes on
@@ -211,8 +225,9 @@ class RummyVectorEnv:
             self._games.restart(np.arange(self.num_envs))
         return self._mask_and_observe(out)
 
-    def _mask_and_observe(self, out: np.ndarray | None
-                          ) -> tuple[Observations, np.ndarray, np.ndarray]:
+    def _mask_and_observe(
+        self, out: np.ndarray | None
+    ) -> tuple[Observations, np.ndarray, np.ndarray]:
         """(obs, mask, seat) of the games as they stand."""
         self.mask = self._games.driver.mask()
         return self._observe(out), self.mask, self.state.current_player.astype(np.int64)
@@ -225,9 +240,11 @@ class RummyVectorEnv:
             raise ValueError("out= takes float observations; a compact env makes its own")
         return games.driver.observe(out=out, compact=self.compact)
 
-    def step(self, actions: np.ndarray, *, out: np.ndarray | None = None
-             ) -> tuple[Observations, np.ndarray, np.ndarray, np.ndarray,
-                        np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(
+        self, actions: np.ndarray, *, out: np.ndarray | None = None
+    ) -> tuple[
+        Observations, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]
+    ]:
         """One action per game (for the seat to play); see the module docstring. ``out``:
         as for ``reset``, the array the observations are written into."""
         if self.mask is None:
@@ -254,14 +271,19 @@ class RummyVectorEnv:
             truncated[rows] = result.truncated
             done, winner = rows[result.done], result.winner[result.done]
         info["episode"] = {
-            "game": done, "winner": winner, "totals": games.final_scores(done),
+            "game": done,
+            "winner": winner,
+            "totals": games.final_scores(done),
             "length": games.length[done].copy(),
             "hands": games.state.hand_number[done].astype(np.int64) + 1,
-            "truncated": truncated[done].copy(), **games.winners(done),
+            "truncated": truncated[done].copy(),
+            **games.winners(done),
         }
-        info["final_obs"] = np.stack(
-            [games.driver.observe(np.full(done.size, s), done) for s in range(p)], axis=1
-        ) if done.size else np.zeros((0, p, self.observation_size), np.float32)
+        info["final_obs"] = (
+            np.stack([games.driver.observe(np.full(done.size, s), done) for s in range(p)], axis=1)
+            if done.size
+            else np.zeros((0, p, self.observation_size), np.float32)
+        )
         if done.size:
             games.restart(done)
         t2 = time.perf_counter()
@@ -271,8 +293,15 @@ class RummyVectorEnv:
         t4 = time.perf_counter()
         for key, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
             self.timings[key] += dt
-        return (obs, self.mask, games.state.current_player.astype(np.int64), rewards, terminated,
-                truncated, info)
+        return (
+            obs,
+            self.mask,
+            games.state.current_player.astype(np.int64),
+            rewards,
+            terminated,
+            truncated,
+            info,
+        )
 
 
 class RummySingleAgentVectorEnv(VectorEnv):
@@ -300,11 +329,21 @@ class RummySingleAgentVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, rules: Rules | None = None, *,
-                 opponents: Any = None, seat: int | str = 0, episode: str = "game",
-                 reward: str = "win", illegal_action: str = "penalize",
-                 seed: int | None = None, pcr: int = 1, autoreset: str = "same_step",
-                 **rule_config: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        rules: Rules | None = None,
+        *,
+        opponents: Any = None,
+        seat: int | str = 0,
+        episode: str = "game",
+        reward: str = "win",
+        illegal_action: str = "penalize",
+        seed: int | None = None,
+        pcr: int = 1,
+        autoreset: str = "same_step",
+        **rule_config: Any,
+    ) -> None:
         self.rules = resolve_rules(rules, **rule_config)
         p = self.rules.players
         self.num_envs = check_num_envs(num_envs)
@@ -315,8 +354,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self.seat_option = check_seat(seat, p)
         self._layout = action_layout(self.rules)
         self.single_observation_space, self.single_action_space = single_spaces(self.rules)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
-                                                              num_envs)
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, num_envs
+        )
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._rng = np.random.default_rng(seed)
         self._random = UniformLegal(self._rng)
@@ -329,8 +369,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
         """Decisions every seat made (the learners' and the opponents'), over all resets."""
 
     # -- API ---------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal B new games and play the opponents up to each learner's first action."""
         seed = check_seed(seed)
         if seed is not None:
@@ -348,8 +389,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
         self._mask = self._games.driver.mask()
         return self._observe(), self._info()
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray, dict[str, Any]]:
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if self._mask is None:
             raise RuntimeError("step: call reset() first")
         b, games = self.num_envs, self._games
@@ -357,8 +399,9 @@ class RummySingleAgentVectorEnv(VectorEnv):
         legal = self._layout.legal(self._mask, actions)
         if not legal[~self._waiting].all() and self.illegal_action == "raise":
             g = int(np.flatnonzero(~legal & ~self._waiting)[0])
-            raise ValueError(self._layout.illegal_message(actions[g], self._mask[g],
-                                                          f" in game {g}"))
+            raise ValueError(
+                self._layout.illegal_message(actions[g], self._mask[g], f" in game {g}")
+            )
 
         self._begin_step()
         waiting = np.flatnonzero(self._waiting)
@@ -387,8 +430,7 @@ class RummySingleAgentVectorEnv(VectorEnv):
             self._mask = self._mask.copy()  # the driver's own stays the games' true mask
             self._mask[self._waiting] = False
             self._mask[self._waiting, TERMINAL_MASK_ACTION] = True
-        return (self._observe(), self._reward, self._terminated, self._truncated,
-                self._info())
+        return (self._observe(), self._reward, self._terminated, self._truncated, self._info())
 
     def action_masks(self) -> np.ndarray:
         """bool [B,A]: each learner's legal actions now (sb3-contrib convention)."""
@@ -407,9 +449,12 @@ class RummySingleAgentVectorEnv(VectorEnv):
     def _no_final(self) -> dict[str, np.ndarray]:
         """What finished games leave in ``info``, for none yet: all rows unset."""
         b = self.num_envs
-        final = {"mask": np.zeros(b, bool),
-                 "obs": np.zeros((b, observation_size(self.rules)), np.float32),
-                 "r": np.zeros(b, np.float32), "l": np.zeros(b, np.int64)}
+        final = {
+            "mask": np.zeros(b, bool),
+            "obs": np.zeros((b, observation_size(self.rules)), np.float32),
+            "r": np.zeros(b, np.float32),
+            "l": np.zeros(b, np.int64),
+        }
         for key in ("winner", "hand_winner", "game_winner", "seat"):
             final[key] = np.full(b, -1, np.int64)
         return final
@@ -488,13 +533,16 @@ class RummySingleAgentVectorEnv(VectorEnv):
         for k in range(1, self.rules.players):
             group = np.flatnonzero(rel == k)
             if group.size:
-                actions[group] = self._policies[k - 1](self.rules, sub.select(group),
-                                                       mask[group])
+                actions[group] = self._policies[k - 1](self.rules, sub.select(group), mask[group])
         return actions
 
     def _info(self) -> dict[str, Any]:
         final = self._final
         keys = ("r", "l", "winner", "hand_winner", "game_winner", "seat")
-        return {"action_mask": self._mask.copy(),
-                "final_obs": final["obs"], "_final_obs": final["mask"],
-                "episode": {key: final[key] for key in keys}, "_episode": final["mask"].copy()}
+        return {
+            "action_mask": self._mask.copy(),
+            "final_obs": final["obs"],
+            "_final_obs": final["mask"],
+            "episode": {key: final[key] for key in keys},
+            "_episode": final["mask"].copy(),
+        }

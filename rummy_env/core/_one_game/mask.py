@@ -62,13 +62,15 @@ class _Tables:
 @lru_cache(maxsize=16)
 def _tables(rules: Rules) -> _Tables:
     t = lookup_tables(rules)
-    partners = tuple(tuple((int(a), int(b)) for a, b in t.partners[c] if a != NO_CARD)
-                     for c in range(N_NATURAL))
-    allowed_runs = t.allowed[N_SET_PATTERNS: N_SET_PATTERNS + N_RUNS_PER_SUIT]
+    partners = tuple(
+        tuple((int(a), int(b)) for a, b in t.partners[c] if a != NO_CARD) for c in range(N_NATURAL)
+    )
+    allowed_runs = t.allowed[N_SET_PATTERNS : N_SET_PATTERNS + N_RUNS_PER_SUIT]
     held = (t.run_missing == 0) & allowed_runs[None, :]
     runs_in_suit = tuple(tuple(np.flatnonzero(row).tolist()) for row in held)
-    holding = tuple(frozenset(np.flatnonzero(PATTERN_CONTAINS[c]).tolist())
-                    for c in range(N_NATURAL))
+    holding = tuple(
+        frozenset(np.flatnonzero(PATTERN_CONTAINS[c]).tolist()) for c in range(N_NATURAL)
+    )
     return _Tables(partners, runs_in_suit, holding)
 
 
@@ -89,8 +91,9 @@ def legal_mask_one(rules: Rules, state: State, fits: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _draw(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool, ids,
-          row: np.ndarray) -> None:
+def _draw(
+    rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool, ids, row: np.ndarray
+) -> None:
     """``draw`` / ``end`` and every legal ``take d``: a dig's deepest card must meld with
     two cards held or taken above it, or lay off."""
     stock_left = int(state.stock_size[0]) > 0
@@ -122,11 +125,12 @@ def _draw(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool
                         break
             takes.append(ok)
         have[card] = True  # taken with every deeper card
-    row[ids.TAKE: ids.TAKE + len(takes)] = takes
+    row[ids.TAKE : ids.TAKE + len(takes)] = takes
 
 
-def _play(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool, ids,
-          row: np.ndarray) -> None:
+def _play(
+    rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool, ids, row: np.ndarray
+) -> None:
     """Melds, lay-offs and discards after the draw (no jokers: nothing to swap)."""
     tables = _tables(rules)
     counts = state.hand[0, seat]
@@ -152,13 +156,13 @@ def _play(rules: Rules, state: State, seat: int, fits: np.ndarray, may_lay: bool
     if may_lay and (size >= 2 or not rules.discard_required):
         fit = fits[0] & present[:, None]
         if owed >= 0:
-            row[ids.LAYOFF + owed * 3: ids.LAYOFF + owed * 3 + 3] = fit[owed]
+            row[ids.LAYOFF + owed * 3 : ids.LAYOFF + owed * 3 + 3] = fit[owed]
         else:
-            row[ids.LAYOFF: ids.DISCARD] = fit.reshape(-1)
+            row[ids.LAYOFF : ids.DISCARD] = fit.reshape(-1)
 
     if owed >= 0:
         return
-    discards = row[ids.DISCARD: ids.SWAP]
+    discards = row[ids.DISCARD : ids.SWAP]
     discards[:] = counts > 0
     if rules.keep_taken:
         taken = state.taken[0]

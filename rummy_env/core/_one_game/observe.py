@@ -50,9 +50,9 @@ def table_part(rules: Rules, state: State, seat: int, row: int = 0) -> TablePart
     points = [0.0] * p
     if not used:
         return TablePart(np.zeros(0, np.int64), np.zeros(0, np.float32), points)
-    set_col, run_col, meld_col, joker_col = (col[name] for name in
-                                             ("table_set", "table_run", "table_meld",
-                                              "table_joker"))
+    set_col, run_col, meld_col, joker_col = (
+        col[name] for name in ("table_set", "table_run", "table_meld", "table_joker")
+    )
     by_col = [col["table_by"] + k * (JOKER + 1) for k in range(p)]
     joker_points, distinct = lookup_tables(rules).joker_points, plan.distinct
     values: dict[int, float] = {}
@@ -93,8 +93,9 @@ def _slot_prices(rules: Rules) -> list[list[list[int]]]:
     return slot_points_table(rules).tolist()
 
 
-def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
-                table: TablePart | None = None) -> np.ndarray:
+def observe_one(
+    rules: Rules, state: State, seat: int, row: int = 0, table: TablePart | None = None
+) -> np.ndarray:
     """float32 [D]: the observation of absolute ``seat`` in game ``row`` of ``state``;
     ``table``: its ``table_part`` when the caller keeps it."""
     plan = _encode_plan(rules)
@@ -103,9 +104,9 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
     order = _seat_order(p, seat)
     obs = _blank(rules).copy()  # zeros but for the rule features
 
-    obs[col["hand"]: col["hand"] + c] = state.hand[row, seat]
+    obs[col["hand"] : col["hand"] + c] = state.hand[row, seat]
     known = state.known[row] if seat == 0 else state.known[row, order]  # me first
-    obs[col["known"]: col["known"] + p * c] = known.reshape(-1)
+    obs[col["known"] : col["known"] + p * c] = known.reshape(-1)
     ones: list[int] = []  # columns set to 1 (where copies cannot add up)
 
     # The pile, oldest first: counts, depth of the topmost copy, the top cards in order.
@@ -137,24 +138,29 @@ def observe_one(rules: Rules, state: State, seat: int, row: int = 0,
             ones.append(start + int(card[row]))
     obs[ones] = 1.0
     if rules.keep_taken:
-        obs[no_discard_col: no_discard_col + c] = state.taken[row]
+        obs[no_discard_col : no_discard_col + c] = state.taken[row]
 
     # Copies I cannot see: the deck minus everything visible to me.
     cards = obs[: plan.visible.size * c].reshape(plan.visible.size, c)
     visible = plan.visible @ cards
     if rules.n_jokers:
-        visible[JOKER] += obs[col["table_joker"]: col["table_joker"] + c].sum()
-    obs[col["unseen"]: col["unseen"] + c] = plan.deck_counts - visible
+        visible[JOKER] += obs[col["table_joker"] : col["table_joker"] + c].sum()
+    obs[col["unseen"] : col["unseen"] + c] = plan.deck_counts - visible
 
     # The numbers: hand_sizes .. melded, then turn and hand_number, over their divisors.
     sizes, totals = state.hand_size[row].tolist(), state.totals[row].tolist()
     melded = state.melded[row].tolist()
-    numbers = [*[sizes[s] for s in order], int(state.stock_size[row]), pile_size,
-               *[points[s] for s in order], *[totals[s] for s in order],
-               *[melded[s] for s in order]]
+    numbers = [
+        *[sizes[s] for s in order],
+        int(state.stock_size[row]),
+        pile_size,
+        *[points[s] for s in order],
+        *[totals[s] for s in order],
+        *[melded[s] for s in order],
+    ]
     divisors = _divisors(rules)  # Python floats divide as numpy's float64 does
     k = len(numbers)
-    obs[col["hand_sizes"]: col["hand_sizes"] + k] = [a / d for a, d in zip(numbers, divisors)]
+    obs[col["hand_sizes"] : col["hand_sizes"] + k] = [a / d for a, d in zip(numbers, divisors)]
     obs[col["turn"]] = int(state.turn[row]) / divisors[k]
     obs[col["hand_number"]] = int(state.hand_number[row]) / divisors[k + 1]
     return obs
@@ -177,6 +183,6 @@ def _blank(rules: Rules) -> np.ndarray:
     """float32 [D]: an observation with only the rule features set (they never change)."""
     plan = _encode_plan(rules)
     blank = np.zeros(plan.size, np.float32)
-    blank[plan.col["rules"]: plan.col["rules"] + plan.rules.size] = plan.rules
+    blank[plan.col["rules"] : plan.col["rules"] + plan.rules.size] = plan.rules
     blank.setflags(write=False)
     return blank

@@ -48,7 +48,7 @@ def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool
         depth = action - ids.TAKE + 1
         _start_play(state, seat)
         pile_size = int(state.pile_size[0])
-        for card in state.pile[0, pile_size - depth: pile_size].tolist():
+        for card in state.pile[0, pile_size - depth : pile_size].tolist():
             state.hand[0, seat, card] += 1
             state.known[0, seat, card] += 1
             state.taken[0, card] = True
@@ -62,8 +62,9 @@ def step_one(rules: Rules, ids: ActionLayout, state: State, action: int) -> bool
     if ids.MELD <= action < ids.LAYOFF:
         return int(state.phase[0]) == PHASE_PLAY and _meld(state, seat, action - ids.MELD)
     if ids.LAYOFF <= action < ids.DISCARD:
-        return int(state.phase[0]) == PHASE_PLAY and _layoff(rules, state, seat,
-                                                             action - ids.LAYOFF)
+        return int(state.phase[0]) == PHASE_PLAY and _layoff(
+            rules, state, seat, action - ids.LAYOFF
+        )
     if not ids.DISCARD <= action < ids.SWAP or rules.rummy_call:
         return False
     size = int(state.hand_size[0, seat])
@@ -137,8 +138,9 @@ def _patterns() -> tuple[tuple[tuple[int, ...], tuple[int, ...], int, int, int],
     """Each meld pattern's (cards, table slots, kind, key, start) as plain integers (a
     slot is the card's suit in a set, its rank in a run)."""
     rows = []
-    for cards, kind, key, start in zip(PATTERN_CARDS.tolist(), PATTERN_KIND.tolist(),
-                                       PATTERN_KEY.tolist(), PATTERN_START.tolist()):
+    for cards, kind, key, start in zip(
+        PATTERN_CARDS.tolist(), PATTERN_KIND.tolist(), PATTERN_KEY.tolist(), PATTERN_START.tolist()
+    ):
         cards = tuple(card for card in cards if card >= 0)
         slots = tuple(card // N_RANKS if kind == KIND_SET else card % N_RANKS for card in cards)
         rows.append((cards, slots, kind, key, start))

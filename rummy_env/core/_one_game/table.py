@@ -37,8 +37,13 @@ def accepts_one(rules: Rules, state: State) -> list[tuple[int, int, int]]:
         elif kind == KIND_RUN:
             end_at = start * (N_RANKS + 1) + length
             up, down = int(up_ends[end_at]), int(down_ends[end_at])
-            accepts.append((-1, key * N_RANKS + up if up >= 0 else -1,
-                            key * N_RANKS + down if down >= 0 else -1))
+            accepts.append(
+                (
+                    -1,
+                    key * N_RANKS + up if up >= 0 else -1,
+                    key * N_RANKS + down if down >= 0 else -1,
+                )
+            )
         else:
             accepts.append((-1, -1, -1))
     return accepts
