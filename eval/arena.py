@@ -181,6 +181,9 @@ class MatchResult:
     stopped: str | None = None
     """Why the match ended early (an agent failed: ``AgentFailure``'s line; ``INTERRUPTED``),
     None when every game was played; the arrays then hold the games finished before."""
+    interruption: KeyboardInterrupt | None = field(default=None, repr=False, compare=False)
+    """The interrupt that ended the match (``INTERRUPTED``), as raised: a caller's own
+    subclass, such as the signal that stopped it, passes through ``raise_if_stopped``."""
 
     @property
     def n_games(self) -> int:
@@ -191,7 +194,7 @@ class MatchResult:
         caller that cannot use part of a match: ``what`` names what stopped, e.g. "the
         ladder"."""
         if self.stopped == INTERRUPTED:
-            raise KeyboardInterrupt
+            raise self.interruption or KeyboardInterrupt()
         if self.stopped:
             raise AgentFailure(f"{self.stopped}; {what} stopped")
 
@@ -324,7 +327,7 @@ def play_games(
         record_start(games.slot_game)
     bar = tqdm(total=n_games, disable=not progress, unit="game", desc="arena", leave=False)
     finished = np.zeros(n_games, bool)
-    stopped = None
+    stopped, interruption = None, None
     try:
         while games.slot_game.size:
             state, slot_game = games.state, games.slot_game
@@ -367,8 +370,8 @@ def play_games(
             games.compact()
     except AgentFailure as failure:
         stopped = str(failure)
-    except KeyboardInterrupt:
-        stopped = INTERRUPTED
+    except KeyboardInterrupt as interrupt:
+        stopped, interruption = INTERRUPTED, interrupt
     bar.close()
     kept = finished if stopped else slice(None)
     return MatchResult(
@@ -385,6 +388,7 @@ def play_games(
         decisions=decisions,
         seconds=time.perf_counter() - start_time,
         stopped=stopped,
+        interruption=interruption,
         agent_seconds=agent_seconds,
         agent_search=[a.search_summary() if hasattr(a, "search_summary") else None for a in agents],
     )

@@ -84,6 +84,11 @@ def test_its_choices_follow_the_hidden_cards():
     assert (first != second).any()
 
 
+GIVEN: dict[bool, list[bool]] = {True: [], False: []}
+"""Whether each decision of a ``SeenHidden`` came with the true games, by whether it asked:
+kept outside the agent, since a match plays copies of an agent object (one per shard)."""
+
+
 class SeenHidden(RandomAgent):
     """A random player that notes whether each decision came with the true games, and
     whether those are the games its view was cut from."""
@@ -91,10 +96,9 @@ class SeenHidden(RandomAgent):
     def __init__(self, sees_hidden: bool, seed: int):
         super().__init__(seed)
         self.sees_hidden = sees_hidden
-        self.given: list[bool] = []
 
     def act(self, decision: Decision) -> np.ndarray:
-        self.given.append(decision.hidden is not None)
+        GIVEN[self.sees_hidden].append(decision.hidden is not None)
         if decision.hidden is not None:
             seats = decision.hidden.current_player
             view = player_view(decision.rules, decision.hidden, seats)
@@ -107,9 +111,10 @@ def test_the_arena_hands_the_true_games_only_to_agents_that_ask():
     rules = Rules.preset_named("web")
     asks, trusting = SeenHidden(True, 1), SeenHidden(False, 2)
     trusting.name = "random#2"
-    play_match(rules, [asks, trusting], games=4, progress=False)
-    assert asks.given and all(asks.given)
-    assert trusting.given and not any(trusting.given)
+    GIVEN[True].clear(), GIVEN[False].clear()
+    play_match(rules, [asks, trusting], games=4, progress=False)  # in this process
+    assert GIVEN[True] and all(GIVEN[True])
+    assert GIVEN[False] and not any(GIVEN[False])
 
 
 def test_it_names_its_budget():

@@ -142,7 +142,9 @@ def test_the_installed_wheel_runs_the_quick_start_beside_a_users_own_folders(
     for path in (run_dir / "last.pt", run_dir / "best.pt", plot):
         assert str(path.relative_to(work)) in trained and path.is_file(), path
     assert plot.stat().st_size > 10_000 and list(run_dir.glob("events.*"))
-    assert "rummy500 eval --agents ckpt:runs/" in trained and "rummy500 benchmark" in trained
+    (play,) = [line for line in trained.splitlines() if "rummy500 eval --agents" in line]
+    assert "ckpt:runs/" in play and "target=100" in play  # under the run's own rules
+    assert "rummy500 benchmark" not in trained  # the protocol's rules are not the run's
     match = run(
         python,
         "-m",

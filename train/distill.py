@@ -173,7 +173,7 @@ def collect(
                 )
                 play_games(
                     rules, [labeller, rival], lineups, deals, seed + 1000 * k, progress=False
-                )
+                ).raise_if_stopped("the collection")  # a signal, or an agent that failed
             first_deal += -(-n // 2)
             labels = labeller.labels()
             labels.save(out)

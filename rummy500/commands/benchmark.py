@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         "--quick",
         action="store_true",
         help=f"{LEVELS['quick'].games} games a reference instead of "
-        f"{LEVELS['full'].games}: a check, not a measurement, of one to two "
-        "CPU-minutes (the expert's games most of it; longer on a busy machine), "
-        "shared among the workers (the full level plays 20 times as many)",
+        f"{LEVELS['full'].games}: a check, not a measurement, of about a minute on "
+        "2 cores (the expert's games most of it, one shard that a second worker does "
+        "not shorten; longer on a busy machine; the full level plays 20 times as many)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON line, no table")
     parser.add_argument(
