@@ -133,7 +133,7 @@ def benchmark(
         if stopped and (len(match_parts) < len(match_shards) or match_parts[-1].stopped):
             if not rows:
                 merge_results(match_parts, 0.0).raise_if_stopped("the benchmark")
-            return {**stopped_card(agent.name, level, rows, stopped, name), **seed_fields(seeds)}
+            return {**stopped_card(agent.name, level, rows, stopped, name), **seeds.report_fields()}
         match = merge_results(match_parts, time.perf_counter() - start)
         rate, _ = win_rate_by_deal(match, 0)
         score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
@@ -165,14 +165,9 @@ def benchmark(
         "references": rows,
         "ms_per_decision": 1000.0 * agent_seconds / max(1, decisions),
         "seconds": time.perf_counter() - start,
-        **seed_fields(seeds),
+        **seeds.report_fields(),
     }
     return {**card, "summary": summary_line(card), "stopped": None}
-
-
-def seed_fields(seeds: MatchSeeds) -> dict:
-    """What a card records of its seeds: enough to replay the run game for game."""
-    return {"seed": seeds.deal, "agent_seed": seeds.agents, "sealed": seeds.sealed}
 
 
 def stopped_card(agent: str, level: str, rows: list[dict], stopped: str, during: str) -> dict:

@@ -32,6 +32,11 @@ class MatchSeeds:
     agents: int
     sealed: bool
 
+    def report_fields(self) -> dict[str, int | bool]:
+        """What a report records of them (``seed``, ``agent_seed``, ``sealed``): enough to
+        replay the match with ``--seed`` and ``--agent-seed``."""
+        return {"seed": self.deal, "agent_seed": self.agents, "sealed": self.sealed}
+
 
 def sealed_seed() -> int:
     """A seed drawn from the operating system's entropy: 63 bits, any valid seed."""

@@ -148,8 +148,7 @@ def evaluate(
         )
     if not match.n_games:
         match.raise_if_stopped("the match")
-    meta = {"agent_seed": seeds.agents, "sealed": seeds.sealed}
-    return {**build_report(match, meta=meta), "stopped": match.stopped}
+    return {**build_report(match, meta=seeds.report_fields()), "stopped": match.stopped}
 
 
 def ladder(
@@ -190,7 +189,7 @@ def ladder(
             specs=_specs(given),
             workers=where,
             agent_root=seeds.agents,
-            meta={"agent_seed": seeds.agents, "sealed": seeds.sealed},
+            meta=seeds.report_fields(),
         )
 
 

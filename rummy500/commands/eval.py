@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     report = build_report(
         match,
         bootstrap=args.bootstrap,
-        meta={"daily": day, "command": command, "agent_seed": seeds.agents, "sealed": seeds.sealed},
+        meta={"daily": day, "command": command, **seeds.report_fields()},
         pcr=args.pcr,
     )
     print(markdown(report), end="")

@@ -120,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         progress=not args.no_progress,
         meta={
             "command": "rummy500 ladder " + " ".join(args_in),
-            "agent_seed": seeds.agents,
-            "sealed": seeds.sealed,
+            **seeds.report_fields(),
         },
         specs=specs,
         workers=workers_from_args(parser, args),

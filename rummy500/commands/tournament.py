@@ -175,9 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             "rules": rules.to_dict(),
             "daily": day,
             "command": "rummy500 tournament " + " ".join(args_in),
-            "seed": seeds.deal,
-            "agent_seed": seeds.agents,
-            "sealed": seeds.sealed,
+            **seeds.report_fields(),
         },
     )
     print(tournament_markdown(report), end="")
