@@ -22,7 +22,7 @@ from torch import nn
 from rummy_env.core import N_CARD_IDS, Rules, encode, obs_layout
 
 from .base import Decision
-from .distributions import LegalActions, MaskedCategorical, masked_logits
+from .distributions import LegalActions, MaskedCategorical, greedy_actions, masked_logits
 from .widen import observation_tensor
 
 CARD_BLOCKS = (
@@ -178,16 +178,20 @@ class TorchAgent:
         generator.set_state(state.pop("generator"))
         self.__dict__.update(state, generator=generator)
 
-    def _logits(self, decision: Decision) -> torch.Tensor:
-        """float32 [n, A]: the policy's logits, illegal actions at the dtype's minimum (no
-        distribution object: play needs only argmax and softmax)."""
+    def _raw_logits(self, decision: Decision) -> torch.Tensor:
+        """float32 [n, A]: the policy's logits of every action, legal or not."""
         obs = decision.observation
         if obs is None:
             obs = encode(self.rules, decision.view)
         obs_t = observation_tensor(self.rules, obs, self.device)
+        return self.policy.actor(self.policy.features(obs_t))
+
+    def _logits(self, decision: Decision) -> torch.Tensor:
+        """float32 [n, A]: the policy's logits, illegal actions at the dtype's minimum (no
+        distribution object: play needs only softmax or a sample)."""
         mask_t = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)  # (a copy:
         # the mask handed over is read-only)
-        return masked_logits(self.policy.actor(self.policy.features(obs_t)), mask_t)
+        return masked_logits(self._raw_logits(decision), mask_t)
 
     @torch.no_grad()
     def probabilities(self, decision: Decision) -> np.ndarray:
@@ -196,10 +200,9 @@ class TorchAgent:
 
     @torch.no_grad()
     def act(self, decision: Decision) -> np.ndarray:
-        logits = self._logits(decision)
-        if self.greedy:
-            action = logits.argmax(dim=-1)
-        else:  # over the legal actions only: multinomial over all 955 costs far more
-            legal = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)
-            action = MaskedCategorical(logits, legal).sample(generator=self.generator)
+        if self.greedy:  # the likeliest legal action, read off the logits on the host
+            return greedy_actions(self._raw_logits(decision).cpu().numpy(), decision.mask)
+        # over the legal actions only: multinomial over all 955 costs far more
+        legal = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)
+        action = MaskedCategorical(self._logits(decision), legal).sample(generator=self.generator)
         return action.cpu().numpy().astype(np.int64)

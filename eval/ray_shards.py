@@ -16,6 +16,7 @@ from rummy500.eval.shards import (
     Shard,
     ShardResult,
     Workers,
+    dispatch_order,
     empty_result,
     play_shard,
 )
@@ -67,8 +68,9 @@ def on_ray(shards: Sequence[Shard], workers: Workers) -> Played:
             )
             return
     task = ray.remote(num_cpus=1, max_retries=0)(play_shard)
-    pending = [task.remote(shard, workers.threads) for shard in shards]
-    index_of = {ref: i for i, ref in enumerate(pending)}
+    order = dispatch_order(shards)
+    pending = [task.remote(shards[i], workers.threads) for i in order]
+    index_of = dict(zip(pending, order))
     try:
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)

@@ -33,6 +33,9 @@ from rummy500.eval.arena import INTERRUPTED, MatchResult, play_games
 from rummy500.eval.threads import MATCH_THREADS
 from rummy_env.core import Rules
 
+SEARCH_KINDS = ("expert", "oracle")
+"""The built-in agents that search at each decision (``Entrant.searches``)."""
+
 SHARD_GAMES = 50
 """Games in a shard: enough for the batched engine to play a batch (a cheap match plays
 at half the speed of one unsharded batch), few enough that an expert's match spreads
@@ -79,6 +82,14 @@ class Entrant:
     checked: bool = False
     local: Any = None
     why_local: str = ""
+    searches: bool = False
+    """The agent searches at its decisions (it has a ``search_summary``, as the expert and
+    the oracle do): a shard seating it costs far more than one of quick players."""
+
+    def __post_init__(self) -> None:
+        if self.spec is not None and not self.searches:
+            kind = self.spec.partition(":")[0].partition("@")[0].strip().lower()
+            object.__setattr__(self, "searches", kind in SEARCH_KINDS)
 
     def make(self, rules: Rules, seed: int) -> Agent:
         """The agent for one shard (a one-line ``AgentFailure`` if it cannot be built)."""
@@ -119,10 +130,19 @@ def entrants(agents: Sequence[Agent], specs: Sequence[str | None] | None = None)
             out.append(Entrant(agent.name, spec=spec))
             continue
         is_checked = isinstance(agent, CheckedAgent)
+        inner = agent.wrapped if is_checked else agent
+        searches = hasattr(inner, "search_summary")
         try:
-            pickled = pickle.dumps(agent.wrapped if is_checked else agent)
+            pickled = pickle.dumps(inner)
         except Exception as e:  # whatever pickling raises: the agent stays in this process
-            out.append(Entrant(agent.name, local=agent, why_local=f"{type(e).__name__}: {e}"))
+            out.append(
+                Entrant(
+                    agent.name,
+                    local=agent,
+                    why_local=f"{type(e).__name__}: {e}",
+                    searches=searches,
+                )
+            )
             continue
         if names_main_script(pickled):
             out.append(
@@ -130,10 +150,11 @@ def entrants(agents: Sequence[Agent], specs: Sequence[str | None] | None = None)
                     agent.name,
                     local=agent,
                     why_local="it is defined in the main script, which a worker does not run",
+                    searches=searches,
                 )
             )
         else:
-            out.append(Entrant(agent.name, pickled=pickled, checked=is_checked))
+            out.append(Entrant(agent.name, pickled=pickled, checked=is_checked, searches=searches))
     return out
 
 
@@ -170,6 +191,18 @@ class ShardResult:
 
     match: MatchResult
     records: list = field(default_factory=list)
+
+
+def dispatch_order(shards: Sequence[Shard]) -> list[int]:
+    """The order to start ``shards`` in: those seating a searching agent first (the most
+    such seats first), then the rest, each group in shard order. Started longest first,
+    the shards keep every worker busy to the end, where the last expensive shard, started
+    late, would leave the others idle; the results are merged in shard order all the
+    same."""
+    return sorted(
+        range(len(shards)),
+        key=lambda i: -sum(e.searches for e in shards[i].entrants),
+    )
 
 
 def shard_count(games: int) -> int:
@@ -406,7 +439,7 @@ def _hand_out(shards: Sequence[Shard], pool: list) -> Played:
     """Send each idle worker of ``pool`` the next shard, and pass on each result."""
     from multiprocessing.connection import wait
 
-    todo = list(range(len(shards)))[::-1]
+    todo = dispatch_order(shards)[::-1]
     busy: dict[int, int] = {}  # worker -> the shard it plays
 
     def give(w: int) -> None:

@@ -463,3 +463,57 @@ def test_tournaments_are_the_same_at_two_workers(work: Path) -> None:
         assert done.returncode == 0, done.stderr[-3000:]
         reports.append(untimed(json.loads((out / "tournament.json").read_text())))
     assert reports[0] == reports[1]
+
+
+def test_shards_seating_a_searching_agent_are_started_first() -> None:
+    import numpy as np
+
+    from rummy500.agents.registry import make_agent
+    from rummy500.eval.shards import Entrant, cut, dispatch_order, entrants
+    from rummy_env.core import Rules
+
+    rules = Rules()
+    lineups = np.tile([[0, 1], [1, 0]], (SHARD_GAMES, 1))
+    deals = np.arange(len(lineups))
+    quick = [Entrant("sharp", spec="sharp"), Entrant("random", spec="random")]
+    searching = [Entrant("expert@1", spec="expert@1"), Entrant("sharp", spec="sharp")]
+    shards = cut(rules, quick, lineups, deals, 1, 1) + cut(
+        rules, searching, lineups, deals, 1, 1, first_shard=2
+    )
+    assert dispatch_order(shards) == [2, 3, 0, 1]
+    made = entrants([make_agent("expert:worlds=2", rules), make_agent("sharp", rules)])
+    assert [e.searches for e in made] == [True, False]
+    assert Entrant("oracle", spec="oracle:worlds=4").searches
+
+
+@pytest.mark.slow
+def test_a_benchmark_card_is_the_same_at_two_workers(monkeypatch) -> None:
+    """The references' matches are handed out longest first (the expert's), and merged
+    back in the protocol's order: the card is the one played in one process."""
+    from rummy500.agents.registry import make_agent
+    from rummy500.eval.benchmark import LEVELS, RULES, Level, benchmark
+    from rummy500.eval.sealing import MatchSeeds
+    from rummy500.eval.shards import Workers
+
+    monkeypatch.setitem(LEVELS, "tiny", Level(games=4))
+    cards = [
+        untimed(
+            benchmark(
+                make_agent("sharp", RULES),
+                "tiny",
+                progress=False,
+                spec="sharp",
+                workers=Workers(count),
+                seeds=MatchSeeds(57, 58, False),
+            )
+        )
+        for count in (1, 2)
+    ]
+    assert cards[0] == cards[1]
+    assert [row["reference"] for row in cards[0]["references"]] == [
+        "random",
+        "casual",
+        "sharp",
+        "champion@1",
+        "expert@1",
+    ]

@@ -11,7 +11,12 @@ import pytest
 import torch
 
 from rummy500.agents.checkpoint import CheckpointMismatch, load_policy
-from rummy500.agents.distributions import LegalActions, MaskedCategorical
+from rummy500.agents.distributions import (
+    LegalActions,
+    MaskedCategorical,
+    greedy_actions,
+    masked_logits,
+)
 from rummy500.agents.torch_policy import ARCHITECTURES, TorchAgent, build_policy
 from rummy500.train.advantages import turn_based_gae
 from rummy500.train.config import load_config
@@ -135,6 +140,18 @@ def test_auto_precision_takes_bfloat16_where_the_cpu_has_it() -> None:
 def test_masked_categorical_rejects_an_empty_row() -> None:
     with pytest.raises(ValueError, match="no legal action"):
         MaskedCategorical(torch.zeros(2, 4), torch.tensor([[True] * 4, [False] * 4]))
+
+
+def test_greedy_actions_are_the_argmax_of_the_masked_logits_ties_included() -> None:
+    rng = np.random.default_rng(3)
+    logits = rng.integers(-3, 3, (400, 40)).astype(np.float32)  # many ties
+    mask = rng.random((400, 40)) < 0.3
+    mask[np.arange(400), rng.integers(0, 40, 400)] = True
+    expected = masked_logits(torch.from_numpy(logits), torch.from_numpy(mask)).argmax(dim=-1)
+    assert (greedy_actions(logits, mask) == expected.numpy()).all()
+    mask[7] = False
+    with pytest.raises(ValueError, match="no legal action"):
+        greedy_actions(logits, mask)
 
 
 # ----------------------------------------------------------------------------- advantages
