@@ -1,9 +1,12 @@
-"""The benchmark protocol ``rummy500-bench/2``: one agent rated against pinned references.
+"""The benchmark protocol: one agent rated against pinned references, in two tracks.
 
 A fixed, versioned procedure, so that a number printed today can be reproduced
-and compared after stronger agents ship:
+and compared after stronger agents ship. ``TRACKS`` holds one track per table size,
+each a protocol of its own with its own version:
 
-* two players, standard rules, games to 500;
+``rummy500-bench/2`` (``TWO_SEATS``, two players):
+
+* standard rules, games to 500;
 * duplicate deals (every deal played twice, seats swapped), sealed: the deal seed
   and the root of every agent's seed are drawn from the operating system's entropy
   when the run starts (``rummy500.eval.sealing``), so no agent can know the deals,
@@ -12,7 +15,7 @@ and compared after stronger agents ship:
   measurement: the expert's 20 games cost most of its one or two CPU-minutes);
 * the references are ``random``, ``casual``, ``sharp``, ``champion@1`` and
   ``expert@1`` (versioned names: a later champion does not change them), with the
-  ratings ``PINNED`` measured for them on the ladder's Elo scale;
+  ratings ``pinned`` measured for them on the ladder's Elo scale;
 * the newcomer's rating is the one that best explains its results against the
   references at their pinned ratings (P(win) = 1 / (1 + 10^((R_ref - R) / 400)),
   a game scored as the ladder scores it: the higher final total wins, equal totals
@@ -20,12 +23,38 @@ and compared after stronger agents ship:
   for an agent that won or lost everything, the spread of ratings fitted to win
   chances drawn from each match's Jeffreys posterior, as the ladder does).
 
-Any change to the rules, references, pins, game counts, seeds or scoring makes
-a new protocol version; the old one stays as it was. Version 1 dealt from published
-seeds (500001 full, 500002 quick), which an agent could use to rebuild every hand;
-version 2 changes only that, so the ratings of both stand on one scale, and a run of
-version 1 is replayed by giving its seed as both seeds (``seeds=MatchSeeds(500001,
-500001, False)``).
+Version 1 dealt from published seeds (500001 full, 500002 quick), which an agent
+could use to rebuild every hand; version 2 changes only that, so the ratings of both
+stand on one scale, and a run of version 1 is replayed by giving its seed as both
+seeds (``seeds=MatchSeeds(500001, 500001, False)``).
+
+``rummy500-bench-4p/1`` (``FOUR_SEATS``, four players), the same procedure at a
+table of four, its own version with its own scale:
+
+* standard rules for four players (one deck, seven cards each), games to 500;
+* the seating: against each reference R the newcomer sits beside three copies of R
+  (one kind of player, each copy seeded apart), and every deal is played four times,
+  the newcomer in each seat in turn while the copies keep their order around it
+  (``rummy500.eval.arena.match_games`` with the copies one kind). A table of one
+  reference asks one question per match, as the two-seat track does: how the
+  newcomer does among players of R's strength; its four seats cancel the luck of
+  the cards and of the seat, and a reference's own card plays R against R, so its
+  expected rating is its pin exactly. A table mixing the references would answer
+  against several at once, and seat the expensive ones in every match;
+* the references are ``random``, ``casual``, ``sharp`` and ``champion@1`` (the
+  four-player checkpoint of release 1, which a later release does not change).
+  ``expert@1`` is left out: it searches every decision of its copies' seats too,
+  and a full card would cost many CPU-hours;
+* the rating model is the ladder's, so that the pins it measured hold here: every
+  game is one comparison per pair of players, the higher final total ahead
+  (``rummy500.eval.ratings.pairwise``), and Bradley-Terry on the Elo scale on top;
+  the newcomer's three comparisons a game (one per copy) are fitted as above, and
+  the interval resamples whole deals (a deal's four games, twelve comparisons, one
+  unit);
+* ``full`` plays 400 games against each reference, ``quick`` 20.
+
+Any change to the rules, references, pins, game counts, seeds or scoring makes a
+new protocol version of its track; the old one stays as it was.
 """
 
 from __future__ import annotations
@@ -36,15 +65,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from rummy500.agents.base import Agent
-from rummy500.eval.arena import match_games
+from rummy500.eval.arena import MatchResult, match_games
 from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.report import win_rate_by_deal
 from rummy500.eval.sealing import MatchSeeds, sealed_seed
 from rummy500.eval.shards import Entrant, Workers, cut, entrants, merge_results, run_shards
 from rummy_env.core import Rules
 from rummy_env.core.names import table_cell
-
-PROTOCOL = "rummy500-bench/2"
 
 
 @dataclass(frozen=True)
@@ -54,25 +81,66 @@ class Level:
     games: int
 
 
-LEVELS = {"full": Level(games=400), "quick": Level(games=20)}
-"""The protocol's levels; ``full`` is the one to publish."""
+@dataclass(frozen=True)
+class Track:
+    """One track of the protocol (module docstring): its version, its rules, its levels
+    (``full`` is the one to publish) and each reference's rating on the ladder's Elo
+    scale, measured once by a published ladder command and fixed for the version."""
 
-PINNED = {
-    "random": 751.0,
-    "casual": 1300.0,
-    "sharp": 1631.0,
-    "champion@1": 1862.0,
-    "expert@1": 1956.0,
-}
-"""Each reference's rating, on the ladder's Elo scale (mean 1500 over the five), measured
-once by ``rummy500 ladder --no-defaults --agents random casual sharp champion@1 expert@1
---games 100 --seed 20261205`` and fixed for this protocol version."""
+    protocol: str
+    rules: Rules
+    levels: dict[str, Level]
+    pinned: dict[str, float]
 
-RULES = Rules()
-"""Two players, standard rules, games to 500."""
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+
+TWO_SEATS = Track(
+    protocol="rummy500-bench/2",
+    rules=Rules(),
+    levels={"full": Level(games=400), "quick": Level(games=20)},
+    pinned={
+        "random": 751.0,
+        "casual": 1300.0,
+        "sharp": 1631.0,
+        "champion@1": 1862.0,
+        "expert@1": 1956.0,
+    },
+)
+"""Two players. Pinned by ``rummy500 ladder --no-defaults --agents random casual sharp
+champion@1 expert@1 --games 100 --seed 20261205`` (mean 1500 over the five)."""
+
+FOUR_SEATS = Track(
+    protocol="rummy500-bench-4p/1",
+    rules=Rules(players=4),
+    levels={"full": Level(games=400), "quick": Level(games=20)},
+    pinned={
+        "random": 1000.0,
+        "casual": 1400.0,
+        "sharp": 1700.0,
+        "champion@1": 1900.0,
+    },
+)
+"""Four players. Pinned by ``rummy500 ladder --no-defaults --agents random casual sharp
+champion@1 --players 4 --games N --seed S`` (mean 1500 over the four)."""
+
+TRACKS = {track.players: track for track in (TWO_SEATS, FOUR_SEATS)}
+"""The tracks by table size."""
 
 RESAMPLES = 1000
 """Resamples behind the rating's interval."""
+
+
+def track_for(players: int) -> Track:
+    """The track played at ``players`` seats; a one-line ``ValueError`` for any other count."""
+    if players not in TRACKS:
+        raise ValueError(
+            f"the benchmark has no track for {players} players: "
+            + " or ".join(f"{p} ({t.protocol})" for p, t in TRACKS.items())
+        )
+    return TRACKS[players]
 
 
 def benchmark(
@@ -83,8 +151,10 @@ def benchmark(
     spec: str | None = None,
     workers: Workers | None = None,
     seeds: MatchSeeds | None = None,
+    track: Track = TWO_SEATS,
 ) -> dict:
-    """The report card of ``agent`` under the protocol at ``level`` (see ``card_markdown``).
+    """The report card of ``agent`` under the protocol's ``track`` at ``level`` (see
+    ``card_markdown``); ``agent`` plays the track's rules.
 
     The matches against the references are cut into shards (``rummy500.eval.shards``),
     all played together where ``workers`` says (default: in this process); each shard's
@@ -95,19 +165,23 @@ def benchmark(
     the deal seed and the agents' root of a run to replay (default: both drawn unseen);
     reference k's agents are seeded from the root + 1000 (k + 1).
     """
-    if level not in LEVELS:
-        raise ValueError(f"benchmark level {level!r}: choose from {', '.join(LEVELS)}")
-    plan = LEVELS[level]
+    if level not in track.levels:
+        raise ValueError(f"benchmark level {level!r}: choose from {', '.join(track.levels)}")
+    plan = track.levels[level]
+    others = track.players - 1
     seeds = seeds or MatchSeeds(sealed_seed(), sealed_seed(), sealed=True)
     start = time.perf_counter()
     (newcomer,) = entrants([agent], [spec])
     shards = []
-    for k, name in enumerate(PINNED):
-        lineups, deals = match_games(2, RULES.players, plan.games, True, kinds=["newcomer", name])
+    for k, name in enumerate(track.pinned):
+        copies = [name] if others == 1 else [f"{name}#{i}" for i in range(1, others + 1)]
+        lineups, deals = match_games(
+            1 + others, track.players, plan.games, True, kinds=["newcomer", *[name] * others]
+        )
         shards.append(
             cut(
-                RULES,
-                [newcomer, Entrant(name, spec=name)],
+                track.rules,
+                [newcomer, *(Entrant(copy, spec=name) for copy in copies)],
                 lineups,
                 deals,
                 seeds.deal,
@@ -115,7 +189,7 @@ def benchmark(
                 batch_size=batch_size,
             )
         )
-    parts: list = [[] for _ in PINNED]
+    parts: list = [[] for _ in track.pinned]
     of_match = [k for k, match_shards in enumerate(shards) for _ in match_shards]
     played = run_shards(
         [s for match_shards in shards for s in match_shards],
@@ -129,32 +203,34 @@ def benchmark(
         (part.stopped for match_parts in parts for part in match_parts if part.stopped), None
     )
     rows, scores, decisions, agent_seconds = [], [], 0, 0.0
-    for name, match_parts, match_shards in zip(PINNED, parts, shards):
+    for name, match_parts, match_shards in zip(track.pinned, parts, shards):
         if stopped and (len(match_parts) < len(match_shards) or match_parts[-1].stopped):
             if not rows:
                 merge_results(match_parts, 0.0).raise_if_stopped("the benchmark")
-            return {**stopped_card(agent.name, level, rows, stopped, name), **seeds.report_fields()}
+            return {
+                **stopped_card(track, agent.name, level, rows, stopped, name),
+                **seeds.report_fields(),
+            }
         match = merge_results(match_parts, time.perf_counter() - start)
         rate, _ = win_rate_by_deal(match, 0)
-        score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
-        deal = np.unique(match.deal, return_inverse=True)[1]
-        scores.append((np.bincount(deal, score), np.bincount(deal).astype(np.float64)))
+        won, compared = deal_scores(match)
+        scores.append((won, compared))
         decisions += int(match.decisions[0])
         agent_seconds += float(match.agent_seconds[0])
         rows.append(
             {
                 "reference": name,
-                "pinned": PINNED[name],
+                "pinned": track.pinned[name],
                 "games": match.n_games,
                 "win_rate": rate.value,
                 "win_lo": rate.lo,
                 "win_hi": rate.hi,
-                "score": float(score.mean()),
+                "score": float(won.sum() / compared.sum()),
             }
         )
-    elo, lo, hi = rating_interval(scores, np.array(list(PINNED.values())))
+    elo, lo, hi = rating_interval(scores, np.array(list(track.pinned.values())))
     card = {
-        "protocol": PROTOCOL,
+        "protocol": track.protocol,
         "level": level,
         "agent": agent.name,
         "elo": elo,
@@ -170,11 +246,25 @@ def benchmark(
     return {**card, "summary": summary_line(card), "stopped": None}
 
 
-def stopped_card(agent: str, level: str, rows: list[dict], stopped: str, during: str) -> dict:
-    """The card of a run that stopped (why: ``stopped``) in the match against ``during``:
-    the references played to the end, no rating."""
+def deal_scores(match: MatchResult) -> tuple[np.ndarray, np.ndarray]:
+    """(score [D], comparisons [D]) of agent 0, the newcomer, on each deal of a match against
+    copies of one reference (agents 1...): one comparison a game with each copy, as the
+    ladder takes a game apart (``pairwise``: the higher final total ahead scores 1, equal
+    totals 0.5 each)."""
+    score = pairwise(match)[0][:, 0, 1:]  # [G, copies]
+    deal = np.unique(match.deal, return_inverse=True)[1]
+    return np.bincount(deal, score.sum(axis=1)), score.shape[1] * np.bincount(deal).astype(
+        np.float64
+    )
+
+
+def stopped_card(
+    track: Track, agent: str, level: str, rows: list[dict], stopped: str, during: str
+) -> dict:
+    """The card of a run of ``track`` that stopped (why: ``stopped``) in the match against
+    ``during``: the references played to the end, no rating."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": track.protocol,
         "level": level,
         "agent": agent,
         "elo": None,
@@ -183,7 +273,7 @@ def stopped_card(agent: str, level: str, rows: list[dict], stopped: str, during:
         "win_rate": {r["reference"]: r["win_rate"] for r in rows},
         "stopped": stopped,
         "stopped_during": during,
-        "summary": f"{agent}: {PROTOCOL} ({level}) stopped against {during}: no rating",
+        "summary": f"{agent}: {track.protocol} ({level}) stopped against {during}: no rating",
     }
 
 
