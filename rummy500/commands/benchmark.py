@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("agent", help=f"the agent to rate ({SPEC_FORMS})")
     parser.add_argument(
         "--players",
-        type=int,
+        type=positive_int,
         default=2,
         help=f"the track: seats at the table, {' or '.join(map(str, TRACKS))} (default 2)",
     )
