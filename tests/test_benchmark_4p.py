@@ -8,12 +8,14 @@ import dataclasses
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import rummy500
 from rummy500.agents.registry import make_agent
+from rummy500.commands.train import closing_summary
 from rummy500.eval.arena import MatchResult, match_games, play_match
 from rummy500.eval.benchmark import (
     FOUR_SEATS,
@@ -28,6 +30,7 @@ from rummy500.eval.benchmark import (
 from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.sealing import MatchSeeds
 from rummy500.eval.shards import Workers
+from rummy500.train.ppo import TrainResult
 from rummy_env.core import Rules
 
 pytestmark = pytest.mark.slow
@@ -189,3 +192,21 @@ def test_the_four_player_card_prints_its_protocol_in_one_json_line() -> None:
     assert list(card["win_rate"]) == list(FOUR_SEATS.pinned)
     assert card["games"] == 4 * FOUR_SEATS.levels["quick"].games
     assert card["sealed"] is True and card["summary"].startswith("random: rummy500-bench-4p/1")
+
+
+@pytest.mark.parametrize(
+    ("rules", "offered"),
+    [
+        (Rules(), "rummy500 benchmark ckpt:RUN/last.pt\n"),
+        (Rules(players=4), "rummy500 benchmark ckpt:RUN/last.pt --players 4\n"),
+        (Rules(players=3), None),
+        (Rules(players=4, target=100), None),
+    ],
+)
+def test_a_finished_run_is_offered_the_track_of_its_rules(rules: Rules, offered) -> None:
+    result = TrainResult(Path("RUN"), 4096, 2, 1000.0, {}, planned_steps=4096)
+    summary = closing_summary(result, rules) + "\n"
+    if offered is None:
+        assert "rummy500 benchmark" not in summary
+    else:
+        assert f"  {offered}" in summary
