@@ -51,7 +51,7 @@ table of four, its own version with its own scale:
   the newcomer's three comparisons a game (one per copy) are fitted as above, and
   the interval resamples whole deals (a deal's four games, twelve comparisons, one
   unit);
-* ``full`` plays 400 games against each reference, ``quick`` 20.
+* ``full`` plays 200 games against each reference (50 deals), ``quick`` 20.
 
 Any change to the rules, references, pins, game counts, seeds or scoring makes a
 new protocol version of its track; the old one stays as it was.
@@ -115,7 +115,7 @@ champion@1 expert@1 --games 100 --seed 20261205`` (mean 1500 over the five)."""
 FOUR_SEATS = Track(
     protocol="rummy500-bench-4p/1",
     rules=Rules(players=4),
-    levels={"full": Level(games=400), "quick": Level(games=20)},
+    levels={"full": Level(games=200), "quick": Level(games=20)},
     pinned={
         "random": 1000.0,
         "casual": 1400.0,

@@ -26,7 +26,7 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
 from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
-from rummy500.eval.benchmark import TRACKS, TWO_SEATS, benchmark, card_markdown, track_for
+from rummy500.eval.benchmark import TRACKS, benchmark, card_markdown, track_for
 from rummy500.eval.report import to_json
 from rummy500.eval.sealing import MatchSeeds
 from rummy_env.core.records import write_whole
@@ -47,15 +47,21 @@ def main(argv: list[str] | None = None) -> int:
         "--players",
         type=positive_int,
         default=2,
+        metavar="P",
         help=f"the track: seats at the table, {' or '.join(map(str, TRACKS))} (default 2)",
     )
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"{TWO_SEATS.levels['quick'].games} games a reference instead of "
-        f"{TWO_SEATS.levels['full'].games}: a check, not a measurement, of about a minute on "
-        "2 cores (the expert's games most of it, one shard that a second worker does "
-        "not shorten; longer on a busy machine; the full level plays 20 times as many)",
+        help="the quick level: "
+        + ", ".join(
+            f"{t.levels['quick'].games} games a reference instead of {t.levels['full'].games} "
+            f"at {p} seats"
+            for p, t in TRACKS.items()
+        )
+        + ": a check, not a measurement (at two seats about a minute on 2 cores, the "
+        "expert's games most of it, one shard that a second worker does not shorten; "
+        "longer on a busy machine)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON line, no table")
     parser.add_argument(
