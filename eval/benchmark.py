@@ -59,6 +59,7 @@ new protocol version of its track; the old one stays as it was.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -70,6 +71,7 @@ from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.report import win_rate_by_deal
 from rummy500.eval.sealing import MatchSeeds, sealed_seed
 from rummy500.eval.shards import Entrant, Workers, cut, entrants, merge_results, run_shards
+from rummy500.eval.stats import clustered_win_rate
 from rummy_env.core import Rules
 from rummy_env.core.names import table_cell
 
@@ -96,6 +98,13 @@ class Track:
     def players(self) -> int:
         return self.rules.players
 
+    @property
+    def tables(self) -> list[tuple[str, ...]]:
+        """The references beside the newcomer in each of its matches: every group of
+        ``players - 1`` of them, as the ladder seats every group of its agents (at two
+        seats one reference a match)."""
+        return list(itertools.combinations(self.pinned, self.players - 1))
+
 
 TWO_SEATS = Track(
     protocol="rummy500-bench/2",
@@ -115,7 +124,7 @@ champion@1 expert@1 --games 100 --seed 20261205`` (mean 1500 over the five)."""
 FOUR_SEATS = Track(
     protocol="rummy500-bench-4p/1",
     rules=Rules(players=4),
-    levels={"full": Level(games=200), "quick": Level(games=20)},
+    levels={"full": Level(games=360), "quick": Level(games=24)},
     pinned={
         "random": 560.0,
         "casual": 1518.0,
@@ -168,20 +177,18 @@ def benchmark(
     if level not in track.levels:
         raise ValueError(f"benchmark level {level!r}: choose from {', '.join(track.levels)}")
     plan = track.levels[level]
-    others = track.players - 1
     seeds = seeds or MatchSeeds(sealed_seed(), sealed_seed(), sealed=True)
     start = time.perf_counter()
     (newcomer,) = entrants([agent], [spec])
     shards = []
-    for k, name in enumerate(track.pinned):
-        copies = [name] if others == 1 else [f"{name}#{i}" for i in range(1, others + 1)]
+    for k, table in enumerate(track.tables):
         lineups, deals = match_games(
-            1 + others, track.players, plan.games, True, kinds=["newcomer", *[name] * others]
+            1 + len(table), track.players, plan.games, True, kinds=["newcomer", *table]
         )
         shards.append(
             cut(
                 track.rules,
-                [newcomer, *(Entrant(copy, spec=name) for copy in copies)],
+                [newcomer, *(Entrant(name, spec=name) for name in table)],
                 lineups,
                 deals,
                 seeds.deal,
@@ -189,7 +196,7 @@ def benchmark(
                 batch_size=batch_size,
             )
         )
-    parts: list = [[] for _ in track.pinned]
+    parts: list = [[] for _ in track.tables]
     of_match = [k for k, match_shards in enumerate(shards) for _ in match_shards]
     played = run_shards(
         [s for match_shards in shards for s in match_shards],
@@ -202,33 +209,29 @@ def benchmark(
     stopped = next(
         (part.stopped for match_parts in parts for part in match_parts if part.stopped), None
     )
-    rows, scores, decisions, agent_seconds = [], [], 0, 0.0
-    for name, match_parts, match_shards in zip(track.pinned, parts, shards):
+    matches: list[MatchResult] = []
+    for table, match_parts, match_shards in zip(track.tables, parts, shards):
         if stopped and (len(match_parts) < len(match_shards) or match_parts[-1].stopped):
-            if not rows:
+            if not matches:
                 merge_results(match_parts, 0.0).raise_if_stopped("the benchmark")
+            rows = reference_rows(track, matches)[0]
             return {
-                **stopped_card(track, agent.name, level, rows, stopped, name),
+                **stopped_card(
+                    track,
+                    agent.name,
+                    level,
+                    rows,
+                    sum(m.n_games for m in matches),
+                    stopped,
+                    ", ".join(table),
+                ),
                 **seeds.report_fields(),
             }
-        match = merge_results(match_parts, time.perf_counter() - start)
-        rate, _ = win_rate_by_deal(match, 0)
-        won, compared = deal_scores(match)
-        scores.append((won, compared))
-        decisions += int(match.decisions[0])
-        agent_seconds += float(match.agent_seconds[0])
-        rows.append(
-            {
-                "reference": name,
-                "pinned": track.pinned[name],
-                "games": match.n_games,
-                "win_rate": rate.value,
-                "win_lo": rate.lo,
-                "win_hi": rate.hi,
-                "score": float(won.sum() / compared.sum()),
-            }
-        )
+        matches.append(merge_results(match_parts, time.perf_counter() - start))
+    rows, scores = reference_rows(track, matches)
     elo, lo, hi = rating_interval(scores, np.array(list(track.pinned.values())))
+    decisions = sum(int(m.decisions[0]) for m in matches)
+    agent_seconds = sum(float(m.agent_seconds[0]) for m in matches)
     card = {
         "protocol": track.protocol,
         "level": level,
@@ -236,7 +239,7 @@ def benchmark(
         "elo": elo,
         "elo_lo": lo,
         "elo_hi": hi,
-        "games": int(sum(r["games"] for r in rows)),
+        "games": sum(m.n_games for m in matches),
         "win_rate": {r["reference"]: r["win_rate"] for r in rows},
         "references": rows,
         "ms_per_decision": 1000.0 * agent_seconds / max(1, decisions),
@@ -246,29 +249,69 @@ def benchmark(
     return {**card, "summary": summary_line(card), "stopped": None}
 
 
+def reference_rows(
+    track: Track, matches: list[MatchResult]
+) -> tuple[list[dict], list[tuple[np.ndarray, np.ndarray]]]:
+    """(a card's row for each reference met in ``matches``, the first matches of the
+    track's tables; each match's ``(score [D, R], comparisons [D, R])`` by deal, one
+    column per reference of the track). A row's win rate is the newcomer's games won
+    at two seats; at more, the share of its games it finished ahead of the reference
+    (the ladder's head to head), each with its interval by deal."""
+    names = list(track.pinned)
+    scores, met = [], {name: [] for name in names}
+    for table, match in zip(track.tables, matches):
+        won, compared = deal_scores(match)
+        columns = [names.index(name) for name in table]
+        full_won, full_compared = (np.zeros((won.shape[0], len(names))) for _ in range(2))
+        full_won[:, columns], full_compared[:, columns] = won, compared
+        scores.append((full_won, full_compared))
+        for i, name in enumerate(table):
+            met[name].append((match, won[:, i], compared[:, i]))
+    rows = []
+    for name in names:
+        if not met[name]:
+            continue
+        won = np.concatenate([w for _, w, _ in met[name]])
+        compared = np.concatenate([n for _, _, n in met[name]])
+        if track.players == 2:
+            rate, _ = win_rate_by_deal(met[name][0][0], 0)
+        else:
+            rate, _ = clustered_win_rate(won, compared)
+        rows.append(
+            {
+                "reference": name,
+                "pinned": track.pinned[name],
+                "games": sum(m.n_games for m, _, _ in met[name]),
+                "win_rate": rate.value,
+                "win_lo": rate.lo,
+                "win_hi": rate.hi,
+                "score": float(won.sum() / compared.sum()),
+            }
+        )
+    return rows, scores
+
+
 def deal_scores(match: MatchResult) -> tuple[np.ndarray, np.ndarray]:
-    """(score [D], comparisons [D]) of agent 0, the newcomer, on each deal of a match against
-    copies of one reference (agents 1...): one comparison a game with each copy, as the
-    ladder takes a game apart (``pairwise``: the higher final total ahead scores 1, equal
-    totals 0.5 each)."""
-    score = pairwise(match)[0][:, 0, 1:]  # [G, copies]
+    """(score [D, R], comparisons [D, R]) of agent 0, the newcomer, on each deal of a match
+    against agents 1 ... R: one comparison a game with each, as the ladder takes a game
+    apart (``pairwise``: the higher final total ahead scores 1, equal totals 0.5 each)."""
+    score = pairwise(match)[0][:, 0, 1:]  # [G, R]
     deal = np.unique(match.deal, return_inverse=True)[1]
-    return np.bincount(deal, score.sum(axis=1)), score.shape[1] * np.bincount(deal).astype(
-        np.float64
-    )
+    won = np.stack([np.bincount(deal, column) for column in score.T], axis=1)
+    return won, np.bincount(deal).astype(np.float64)[:, None] * np.ones_like(won)
 
 
 def stopped_card(
-    track: Track, agent: str, level: str, rows: list[dict], stopped: str, during: str
+    track: Track, agent: str, level: str, rows: list[dict], games: int, stopped: str, during: str
 ) -> dict:
     """The card of a run of ``track`` that stopped (why: ``stopped``) in the match against
-    ``during``: the references played to the end, no rating."""
+    ``during``: the references of the ``games`` played to the end, no rating."""
     return {
         "protocol": track.protocol,
         "level": level,
         "agent": agent,
         "elo": None,
-        "games": int(sum(r["games"] for r in rows)),
+        "games": games,
         "references": rows,
         "win_rate": {r["reference"]: r["win_rate"] for r in rows},
         "stopped": stopped,
@@ -299,19 +342,20 @@ def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray, prior: fl
 def rating_interval(
     scores: list[tuple[np.ndarray, np.ndarray]], pinned: np.ndarray, seed: int = 0
 ) -> tuple[float, float, float]:
-    """(rating, lo, hi): the fit of the per-deal scores of each reference's match
-    (``(score [D], games [D])`` each) and its 95% interval (module docstring)."""
-    won = np.array([s.sum() for s, _ in scores])
-    games = np.array([n.sum() for _, n in scores])
+    """(rating, lo, hi): the fit of the per-deal scores of each match (``(score [D, R],
+    comparisons [D, R])``, one column per reference) and its 95% interval (module
+    docstring): each match's deals are resampled apart."""
+    won = sum(s.sum(axis=0) for s, _ in scores)
+    games = sum(n.sum(axis=0) for _, n in scores)
     rating = fit_rating(won, games, pinned)
     rng = np.random.default_rng(seed)
     resampled = []
     for _ in range(RESAMPLES):
-        picks = [rng.integers(0, s.size, s.size) for s, _ in scores]
+        picks = [rng.integers(0, s.shape[0], s.shape[0]) for s, _ in scores]
         resampled.append(
             fit_rating(
-                np.array([s[p].sum() for (s, _), p in zip(scores, picks)]),
-                np.array([n[p].sum() for (_, n), p in zip(scores, picks)]),
+                sum(s[p].sum(axis=0) for (s, _), p in zip(scores, picks)),
+                sum(n[p].sum(axis=0) for (_, n), p in zip(scores, picks)),
                 pinned,
             )
         )
