@@ -29,29 +29,35 @@ stand on one scale, and a run of version 1 is replayed by giving its seed as bot
 seeds (``seeds=MatchSeeds(500001, 500001, False)``).
 
 ``rummy500-bench-4p/1`` (``FOUR_SEATS``, four players), the same procedure at a
-table of four, its own version with its own scale:
+table of four, its own version with its own scale (pinned by ``rummy500 ladder
+--no-defaults --agents random casual sharp champion@1 --players 4 --games 960 --seed
+20261206``, mean 1500 over the four):
 
 * standard rules for four players (one deck, seven cards each), games to 500;
-* the seating: against each reference R the newcomer sits beside three copies of R
-  (one kind of player, each copy seeded apart), and every deal is played four times,
-  the newcomer in each seat in turn while the copies keep their order around it
-  (``rummy500.eval.arena.match_games`` with the copies one kind). A table of one
-  reference asks one question per match, as the two-seat track does: how the
-  newcomer does among players of R's strength; its four seats cancel the luck of
-  the cards and of the seat, and a reference's own card plays R against R, so its
-  expected rating is its pin exactly. A table mixing the references would answer
-  against several at once, and seat the expensive ones in every match;
+* the seating: the pinning ladder's table of the four references, with the newcomer
+  in the place of each in turn: four matches, one for every group of three
+  references (``Track.tables``: every group of P - 1, as the ladder seats every group
+  of P; at two seats, one reference a match). Each deal is played four times, the
+  newcomer in each seat, and the deals go round every order of the three around it
+  (``rummy500.eval.arena.match_games``), so the luck of the cards, of the seat and of
+  who discards to whom cancels. The newcomer thus meets each reference in the company
+  the pins were measured in: at a table of four a player's total depends on who else
+  sits there, and beside three copies of one reference the pairwise results strayed
+  far from the ladder's (docs/benchmark.md). A reference's own card plays the
+  ladder's table itself in one of its four matches;
 * the references are ``random``, ``casual``, ``sharp`` and ``champion@1`` (the
   four-player checkpoint of release 1, which a later release does not change).
-  ``expert@1`` is left out: it searches every decision of its copies' seats too,
-  and a full card would cost many CPU-hours;
+  ``expert@1`` is left out: its search at four seats makes a full card cost far more
+  than an hour of CPU (docs/benchmark.md gives the measurement);
 * the rating model is the ladder's, so that the pins it measured hold here: every
   game is one comparison per pair of players, the higher final total ahead
   (``rummy500.eval.ratings.pairwise``), and Bradley-Terry on the Elo scale on top;
-  the newcomer's three comparisons a game (one per copy) are fitted as above, and
-  the interval resamples whole deals (a deal's four games, twelve comparisons, one
-  unit);
-* ``full`` plays 200 games against each reference (50 deals), ``quick`` 20.
+  the newcomer's three comparisons a game (one with each reference at its table) are
+  fitted as above, the references held at their pins, and the interval resamples
+  whole deals of each match (a deal's four games, twelve comparisons, one unit); a
+  reference's row gives how often the newcomer finished ahead of it (at two seats:
+  the games it won);
+* ``full`` plays 360 games at each table (90 deals, 1,440 games), ``quick`` 24.
 
 Any change to the rules, references, pins, game counts, seeds or scoring makes a
 new protocol version of its track; the old one stays as it was.

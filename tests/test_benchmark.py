@@ -37,7 +37,8 @@ def test_the_fit_puts_an_agent_where_its_results_say() -> None:
 
 def test_a_clean_sweep_keeps_its_far_side_open() -> None:
     pinned = np.array(list(PINNED.values()))
-    deals = [(np.full(10, 2.0), np.full(10, 2.0)) for _ in pinned]  # won every game
+    won = [np.where(np.arange(pinned.size) == k, 2.0, 0.0) * np.ones((10, 1)) for k in range(5)]
+    deals = [(w, w.copy()) for w in won]  # one match a reference, won every game
     rating, lo, hi = rating_interval(deals, pinned)
     assert lo < rating < hi and hi - lo > 200
 

@@ -25,6 +25,7 @@ from rummy500.eval.benchmark import (
     benchmark,
     deal_scores,
     rating_interval,
+    reference_rows,
     track_for,
 )
 from rummy500.eval.ratings import ELO_SCALE, pairwise
@@ -79,6 +80,14 @@ def test_each_table_size_has_its_own_pinned_track() -> None:
     assert list(FOUR_SEATS.pinned.values()) == sorted(FOUR_SEATS.pinned.values())
     assert abs(np.mean(list(FOUR_SEATS.pinned.values())) - 1500) < 1  # the ladder's centre
     assert set(FOUR_SEATS.levels) == {"full", "quick"}
+    # The newcomer takes each reference's place at the references' own table.
+    assert FOUR_SEATS.tables == [
+        ("random", "casual", "sharp"),
+        ("random", "casual", "champion@1"),
+        ("random", "sharp", "champion@1"),
+        ("casual", "sharp", "champion@1"),
+    ]
+    assert TWO_SEATS.tables == [(name,) for name in TWO_SEATS.pinned]
 
 
 def test_the_two_seat_track_is_as_published() -> None:
@@ -131,24 +140,26 @@ def test_the_python_function_refuses_a_table_size_without_a_track() -> None:
         rummy500.benchmark("sharp", "quick", players=3)
 
 
-def test_four_seat_games_seat_the_newcomer_everywhere_beside_three_copies() -> None:
-    lineups, deals = match_games(4, 4, 8, True, kinds=["newcomer", "sharp", "sharp", "sharp"])
+def test_four_seat_games_seat_the_newcomer_everywhere_in_every_order() -> None:
+    lineups, deals = match_games(4, 4, 24, True, kinds=["newcomer", "a", "b", "c"])
     for deal in np.unique(deals):
         seats = lineups[deals == deal]
         assert sorted(np.argwhere(seats == 0)[:, 1]) == [0, 1, 2, 3]  # once in every seat
+    # Over the six deals, every order of the three references after the newcomer.
+    after = {tuple(np.roll(row, -int(np.argwhere(row == 0)[0, 0]))[1:]) for row in lineups}
+    assert len(after) == 6
 
 
-def synthetic_match(newcomer: float, reference: float, deals: int, rng) -> MatchResult:
-    """Four-seat duplicate games of a newcomer rated ``newcomer`` beside three copies of a
-    reference rated ``reference``: each player's final total is its rating plus Gumbel
-    noise, so that any two finish in the order P(a ahead of b) = 1 / (1 + 10^((R_b - R_a)
-    / 400)), the ladder's model."""
-    lineups, deal = match_games(4, 4, 4 * deals, True, kinds=["n", "r", "r", "r"])
-    rating = np.array([newcomer, reference, reference, reference])[lineups]
+def synthetic_match(ratings: list[float], games: int, rng) -> MatchResult:
+    """Four-seat duplicate games of four players rated ``ratings`` (the newcomer first):
+    each player's final total is its rating plus Gumbel noise, so that any two finish in
+    the order P(a ahead of b) = 1 / (1 + 10^((R_b - R_a) / 400)), the ladder's model."""
+    lineups, deal = match_games(4, 4, games, True)
+    rating = np.array(ratings)[lineups]
     noise = rng.gumbel(0.0, ELO_SCALE / np.log(10), lineups.shape)
     totals = np.round(100 * (rating + noise)).astype(np.int32)
     return MatchResult(
-        agent_names=["newcomer", "r#1", "r#2", "r#3"],
+        agent_names=["newcomer", "a", "b", "c"],
         rules=FOUR_SEATS.rules,
         seed=0,
         duplicate=True,
@@ -164,18 +175,24 @@ def synthetic_match(newcomer: float, reference: float, deals: int, rng) -> Match
 @pytest.mark.parametrize("true", [1150.0, 1600.0, 1850.0])
 def test_the_fit_recovers_a_known_rating_from_four_seat_games(true: float) -> None:
     rng = np.random.default_rng(int(true))
-    pinned = np.array(list(FOUR_SEATS.pinned.values()))
-    scores = [deal_scores(synthetic_match(true, pin, 100, rng)) for pin in pinned]
-    for _, compared in scores:  # four games a deal, three comparisons a game
-        assert compared.size == 100 and (compared == 12).all()
-    rating, lo, hi = rating_interval(scores, pinned)
+    pinned = FOUR_SEATS.pinned
+    matches = [
+        synthetic_match([true, *(pinned[name] for name in table)], 360, rng)
+        for table in FOUR_SEATS.tables
+    ]
+    for match in matches:  # four games a deal, one comparison a game with each reference
+        won, compared = deal_scores(match)
+        assert won.shape == compared.shape == (90, 3) and (compared == 4).all()
+    rows, scores = reference_rows(FOUR_SEATS, matches)
+    assert [row["games"] for row in rows] == [3 * 360] * 4  # met at three tables of four
+    rating, lo, hi = rating_interval(scores, np.array(list(pinned.values())))
     assert lo <= true <= hi and abs(rating - true) < 40 and hi - lo < 120
 
 
 def test_the_four_seat_card_is_the_same_at_one_worker_or_two() -> None:
     track = tiny(FOUR_SEATS, 8)
     one, two = card_of(track, workers=1), card_of(track, workers=2)
-    assert one["protocol"] == "rummy500-bench-4p/1" and one["games"] == 24
+    assert one["protocol"] == "rummy500-bench-4p/1" and one["games"] == 24  # one table
     for card in (one, two):
         card.pop("seconds"), card.pop("ms_per_decision")
     assert one == two
