@@ -171,14 +171,15 @@ def benchmark(
     """The report card of ``agent`` under the protocol's ``track`` at ``level`` (see
     ``card_markdown``); ``agent`` plays the track's rules.
 
-    The matches against the references are cut into shards (``rummy500.eval.shards``),
+    The newcomer plays one match at each of the track's tables (``Track.tables``), and
+    the matches are cut into shards (``rummy500.eval.shards``),
     all played together where ``workers`` says (default: in this process); each shard's
     copy of the agent is built from ``spec`` when given, else copied from ``agent``. An
     agent that fails (``AgentFailure``) or Ctrl-C ends the benchmark: the card then holds
     the references played to the end, no rating (the protocol rates whole runs only), and
     ``stopped`` saying why; with none played to the end the failure is raised. ``seeds``:
     the deal seed and the agents' root of a run to replay (default: both drawn unseen);
-    reference k's agents are seeded from the root + 1000 (k + 1).
+    the agents of match k are seeded from the root + 1000 (k + 1).
     """
     if level not in track.levels:
         raise ValueError(f"benchmark level {level!r}: choose from {', '.join(track.levels)}")
