@@ -1,9 +1,12 @@
-"""The benchmark protocol ``rummy500-bench/2``: one agent rated against pinned references.
+"""The benchmark protocol: one agent rated against pinned references, in two tracks.
 
 A fixed, versioned procedure, so that a number printed today can be reproduced
-and compared after stronger agents ship:
+and compared after stronger agents ship. ``TRACKS`` holds one track per table size,
+each a protocol of its own with its own version:
 
-* two players, standard rules, games to 500;
+``rummy500-bench/2`` (``TWO_SEATS``, two players):
+
+* standard rules, games to 500;
 * duplicate deals (every deal played twice, seats swapped), sealed: the deal seed
   and the root of every agent's seed are drawn from the operating system's entropy
   when the run starts (``rummy500.eval.sealing``), so no agent can know the deals,
@@ -12,7 +15,7 @@ and compared after stronger agents ship:
   measurement: the expert's 20 games cost most of its one or two CPU-minutes);
 * the references are ``random``, ``casual``, ``sharp``, ``champion@1`` and
   ``expert@1`` (versioned names: a later champion does not change them), with the
-  ratings ``PINNED`` measured for them on the ladder's Elo scale;
+  ratings ``pinned`` measured for them on the ladder's Elo scale;
 * the newcomer's rating is the one that best explains its results against the
   references at their pinned ratings (P(win) = 1 / (1 + 10^((R_ref - R) / 400)),
   a game scored as the ladder scores it: the higher final total wins, equal totals
@@ -20,31 +23,63 @@ and compared after stronger agents ship:
   for an agent that won or lost everything, the spread of ratings fitted to win
   chances drawn from each match's Jeffreys posterior, as the ladder does).
 
-Any change to the rules, references, pins, game counts, seeds or scoring makes
-a new protocol version; the old one stays as it was. Version 1 dealt from published
-seeds (500001 full, 500002 quick), which an agent could use to rebuild every hand;
-version 2 changes only that, so the ratings of both stand on one scale, and a run of
-version 1 is replayed by giving its seed as both seeds (``seeds=MatchSeeds(500001,
-500001, False)``).
+Version 1 dealt from published seeds (500001 full, 500002 quick), which an agent
+could use to rebuild every hand; version 2 changes only that, so the ratings of both
+stand on one scale, and a run of version 1 is replayed by giving its seed as both
+seeds (``seeds=MatchSeeds(500001, 500001, False)``).
+
+``rummy500-bench-4p/1`` (``FOUR_SEATS``, four players), the same procedure at a
+table of four, its own version with its own scale (pinned by ``rummy500 ladder
+--no-defaults --agents random casual sharp champion@1 --players 4 --games 960 --seed
+20261206``, mean 1500 over the four):
+
+* standard rules for four players (one deck, seven cards each), games to 500;
+* the seating: the pinning ladder's table of the four references, with the newcomer
+  in the place of each in turn: four matches, one for every group of three
+  references (``Track.tables``: every group of P - 1, as the ladder seats every group
+  of P; at two seats, one reference a match). Each deal is played four times, the
+  newcomer in each seat, and the deals go round every order of the three around it
+  (``rummy500.eval.arena.match_games``), so the luck of the cards, of the seat and of
+  who discards to whom cancels. The newcomer thus meets each reference in the company
+  the pins were measured in: at a table of four a player's total depends on who else
+  sits there, and beside three copies of one reference the pairwise results strayed
+  far from the ladder's (docs/benchmark.md). A reference's own card plays the
+  ladder's table itself in one of its four matches;
+* the references are ``random``, ``casual``, ``sharp`` and ``champion@1`` (the
+  four-player checkpoint of release 1, which a later release does not change).
+  ``expert@1`` is left out: its search at four seats makes a full card cost far more
+  than an hour of CPU (docs/benchmark.md gives the measurement);
+* the rating model is the ladder's, so that the pins it measured hold here: every
+  game is one comparison per pair of players, the higher final total ahead
+  (``rummy500.eval.ratings.pairwise``), and Bradley-Terry on the Elo scale on top;
+  the newcomer's three comparisons a game (one with each reference at its table) are
+  fitted as above, the references held at their pins, and the interval resamples
+  whole deals of each match (a deal's four games, twelve comparisons, one unit); a
+  reference's row gives how often the newcomer finished ahead of it (at two seats:
+  the games it won);
+* ``full`` plays 360 games at each table (90 deals, 1,440 games), ``quick`` 24.
+
+Any change to the rules, references, pins, game counts, seeds or scoring makes a
+new protocol version of its track; the old one stays as it was.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from rummy500.agents.base import Agent
-from rummy500.eval.arena import match_games
+from rummy500.eval.arena import MatchResult, match_games
 from rummy500.eval.ratings import ELO_SCALE, pairwise
 from rummy500.eval.report import win_rate_by_deal
 from rummy500.eval.sealing import MatchSeeds, sealed_seed
 from rummy500.eval.shards import Entrant, Workers, cut, entrants, merge_results, run_shards
+from rummy500.eval.stats import clustered_win_rate
 from rummy_env.core import Rules
 from rummy_env.core.names import table_cell
-
-PROTOCOL = "rummy500-bench/2"
 
 
 @dataclass(frozen=True)
@@ -54,25 +89,73 @@ class Level:
     games: int
 
 
-LEVELS = {"full": Level(games=400), "quick": Level(games=20)}
-"""The protocol's levels; ``full`` is the one to publish."""
+@dataclass(frozen=True)
+class Track:
+    """One track of the protocol (module docstring): its version, its rules, its levels
+    (``full`` is the one to publish) and each reference's rating on the ladder's Elo
+    scale, measured once by a published ladder command and fixed for the version."""
 
-PINNED = {
-    "random": 751.0,
-    "casual": 1300.0,
-    "sharp": 1631.0,
-    "champion@1": 1862.0,
-    "expert@1": 1956.0,
-}
-"""Each reference's rating, on the ladder's Elo scale (mean 1500 over the five), measured
-once by ``rummy500 ladder --no-defaults --agents random casual sharp champion@1 expert@1
---games 100 --seed 20261205`` and fixed for this protocol version."""
+    protocol: str
+    rules: Rules
+    levels: dict[str, Level]
+    pinned: dict[str, float]
 
-RULES = Rules()
-"""Two players, standard rules, games to 500."""
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def tables(self) -> list[tuple[str, ...]]:
+        """The references beside the newcomer in each of its matches: every group of
+        ``players - 1`` of them, as the ladder seats every group of its agents (at two
+        seats one reference a match)."""
+        return list(itertools.combinations(self.pinned, self.players - 1))
+
+
+TWO_SEATS = Track(
+    protocol="rummy500-bench/2",
+    rules=Rules(),
+    levels={"full": Level(games=400), "quick": Level(games=20)},
+    pinned={
+        "random": 751.0,
+        "casual": 1300.0,
+        "sharp": 1631.0,
+        "champion@1": 1862.0,
+        "expert@1": 1956.0,
+    },
+)
+"""Two players. Pinned by ``rummy500 ladder --no-defaults --agents random casual sharp
+champion@1 expert@1 --games 100 --seed 20261205`` (mean 1500 over the five)."""
+
+FOUR_SEATS = Track(
+    protocol="rummy500-bench-4p/1",
+    rules=Rules(players=4),
+    levels={"full": Level(games=360), "quick": Level(games=24)},
+    pinned={
+        "random": 560.0,
+        "casual": 1518.0,
+        "sharp": 1886.0,
+        "champion@1": 2036.0,
+    },
+)
+"""Four players. Pinned by ``rummy500 ladder --no-defaults --agents random casual sharp
+champion@1 --players 4 --games 960 --seed 20261206`` (mean 1500 over the four)."""
+
+TRACKS = {track.players: track for track in (TWO_SEATS, FOUR_SEATS)}
+"""The tracks by table size."""
 
 RESAMPLES = 1000
 """Resamples behind the rating's interval."""
+
+
+def track_for(players: int) -> Track:
+    """The track played at ``players`` seats; a one-line ``ValueError`` for any other count."""
+    if players not in TRACKS:
+        raise ValueError(
+            f"the benchmark has no track for {players} players: "
+            + " or ".join(f"{p} ({t.protocol})" for p, t in TRACKS.items())
+        )
+    return TRACKS[players]
 
 
 def benchmark(
@@ -83,31 +166,36 @@ def benchmark(
     spec: str | None = None,
     workers: Workers | None = None,
     seeds: MatchSeeds | None = None,
+    track: Track = TWO_SEATS,
 ) -> dict:
-    """The report card of ``agent`` under the protocol at ``level`` (see ``card_markdown``).
+    """The report card of ``agent`` under the protocol's ``track`` at ``level`` (see
+    ``card_markdown``); ``agent`` plays the track's rules.
 
-    The matches against the references are cut into shards (``rummy500.eval.shards``),
+    The newcomer plays one match at each of the track's tables (``Track.tables``), and
+    the matches are cut into shards (``rummy500.eval.shards``),
     all played together where ``workers`` says (default: in this process); each shard's
     copy of the agent is built from ``spec`` when given, else copied from ``agent``. An
     agent that fails (``AgentFailure``) or Ctrl-C ends the benchmark: the card then holds
     the references played to the end, no rating (the protocol rates whole runs only), and
     ``stopped`` saying why; with none played to the end the failure is raised. ``seeds``:
     the deal seed and the agents' root of a run to replay (default: both drawn unseen);
-    reference k's agents are seeded from the root + 1000 (k + 1).
+    the agents of match k are seeded from the root + 1000 (k + 1).
     """
-    if level not in LEVELS:
-        raise ValueError(f"benchmark level {level!r}: choose from {', '.join(LEVELS)}")
-    plan = LEVELS[level]
+    if level not in track.levels:
+        raise ValueError(f"benchmark level {level!r}: choose from {', '.join(track.levels)}")
+    plan = track.levels[level]
     seeds = seeds or MatchSeeds(sealed_seed(), sealed_seed(), sealed=True)
     start = time.perf_counter()
     (newcomer,) = entrants([agent], [spec])
     shards = []
-    for k, name in enumerate(PINNED):
-        lineups, deals = match_games(2, RULES.players, plan.games, True, kinds=["newcomer", name])
+    for k, table in enumerate(track.tables):
+        lineups, deals = match_games(
+            1 + len(table), track.players, plan.games, True, kinds=["newcomer", *table]
+        )
         shards.append(
             cut(
-                RULES,
-                [newcomer, Entrant(name, spec=name)],
+                track.rules,
+                [newcomer, *(Entrant(name, spec=name) for name in table)],
                 lineups,
                 deals,
                 seeds.deal,
@@ -115,7 +203,7 @@ def benchmark(
                 batch_size=batch_size,
             )
         )
-    parts: list = [[] for _ in PINNED]
+    parts: list = [[] for _ in track.tables]
     of_match = [k for k, match_shards in enumerate(shards) for _ in match_shards]
     played = run_shards(
         [s for match_shards in shards for s in match_shards],
@@ -128,39 +216,37 @@ def benchmark(
     stopped = next(
         (part.stopped for match_parts in parts for part in match_parts if part.stopped), None
     )
-    rows, scores, decisions, agent_seconds = [], [], 0, 0.0
-    for name, match_parts, match_shards in zip(PINNED, parts, shards):
+    matches: list[MatchResult] = []
+    for table, match_parts, match_shards in zip(track.tables, parts, shards):
         if stopped and (len(match_parts) < len(match_shards) or match_parts[-1].stopped):
-            if not rows:
+            if not matches:
                 merge_results(match_parts, 0.0).raise_if_stopped("the benchmark")
-            return {**stopped_card(agent.name, level, rows, stopped, name), **seeds.report_fields()}
-        match = merge_results(match_parts, time.perf_counter() - start)
-        rate, _ = win_rate_by_deal(match, 0)
-        score = pairwise(match)[0][:, 0, 1]  # [G]: 1 ahead, 0.5 level, 0 behind
-        deal = np.unique(match.deal, return_inverse=True)[1]
-        scores.append((np.bincount(deal, score), np.bincount(deal).astype(np.float64)))
-        decisions += int(match.decisions[0])
-        agent_seconds += float(match.agent_seconds[0])
-        rows.append(
-            {
-                "reference": name,
-                "pinned": PINNED[name],
-                "games": match.n_games,
-                "win_rate": rate.value,
-                "win_lo": rate.lo,
-                "win_hi": rate.hi,
-                "score": float(score.mean()),
+            rows = reference_rows(track, matches)[0]
+            return {
+                **stopped_card(
+                    track,
+                    agent.name,
+                    level,
+                    rows,
+                    sum(m.n_games for m in matches),
+                    stopped,
+                    ", ".join(table),
+                ),
+                **seeds.report_fields(),
             }
-        )
-    elo, lo, hi = rating_interval(scores, np.array(list(PINNED.values())))
+        matches.append(merge_results(match_parts, time.perf_counter() - start))
+    rows, scores = reference_rows(track, matches)
+    elo, lo, hi = rating_interval(scores, np.array(list(track.pinned.values())))
+    decisions = sum(int(m.decisions[0]) for m in matches)
+    agent_seconds = sum(float(m.agent_seconds[0]) for m in matches)
     card = {
-        "protocol": PROTOCOL,
+        "protocol": track.protocol,
         "level": level,
         "agent": agent.name,
         "elo": elo,
         "elo_lo": lo,
         "elo_hi": hi,
-        "games": int(sum(r["games"] for r in rows)),
+        "games": sum(m.n_games for m in matches),
         "win_rate": {r["reference"]: r["win_rate"] for r in rows},
         "references": rows,
         "ms_per_decision": 1000.0 * agent_seconds / max(1, decisions),
@@ -170,20 +256,74 @@ def benchmark(
     return {**card, "summary": summary_line(card), "stopped": None}
 
 
-def stopped_card(agent: str, level: str, rows: list[dict], stopped: str, during: str) -> dict:
-    """The card of a run that stopped (why: ``stopped``) in the match against ``during``:
-    the references played to the end, no rating."""
+def reference_rows(
+    track: Track, matches: list[MatchResult]
+) -> tuple[list[dict], list[tuple[np.ndarray, np.ndarray]]]:
+    """(a card's row for each reference met in ``matches``, the first matches of the
+    track's tables; each match's ``(score [D, R], comparisons [D, R])`` by deal, one
+    column per reference of the track). A row's win rate is the newcomer's games won
+    at two seats; at more, the share of its games it finished ahead of the reference
+    (the ladder's head to head), each with its interval by deal."""
+    names = list(track.pinned)
+    scores, met = [], {name: [] for name in names}
+    for table, match in zip(track.tables, matches):
+        won, compared = deal_scores(match)
+        columns = [names.index(name) for name in table]
+        full_won, full_compared = (np.zeros((won.shape[0], len(names))) for _ in range(2))
+        full_won[:, columns], full_compared[:, columns] = won, compared
+        scores.append((full_won, full_compared))
+        for i, name in enumerate(table):
+            met[name].append((match, won[:, i], compared[:, i]))
+    rows = []
+    for name in names:
+        if not met[name]:
+            continue
+        won = np.concatenate([w for _, w, _ in met[name]])
+        compared = np.concatenate([n for _, _, n in met[name]])
+        if track.players == 2:
+            rate, _ = win_rate_by_deal(met[name][0][0], 0)
+        else:
+            rate, _ = clustered_win_rate(won, compared)
+        rows.append(
+            {
+                "reference": name,
+                "pinned": track.pinned[name],
+                "games": sum(m.n_games for m, _, _ in met[name]),
+                "win_rate": rate.value,
+                "win_lo": rate.lo,
+                "win_hi": rate.hi,
+                "score": float(won.sum() / compared.sum()),
+            }
+        )
+    return rows, scores
+
+
+def deal_scores(match: MatchResult) -> tuple[np.ndarray, np.ndarray]:
+    """(score [D, R], comparisons [D, R]) of agent 0, the newcomer, on each deal of a match
+    against agents 1 ... R: one comparison a game with each, as the ladder takes a game
+    apart (``pairwise``: the higher final total ahead scores 1, equal totals 0.5 each)."""
+    score = pairwise(match)[0][:, 0, 1:]  # [G, R]
+    deal = np.unique(match.deal, return_inverse=True)[1]
+    won = np.stack([np.bincount(deal, column) for column in score.T], axis=1)
+    return won, np.bincount(deal).astype(np.float64)[:, None] * np.ones_like(won)
+
+
+def stopped_card(
+    track: Track, agent: str, level: str, rows: list[dict], games: int, stopped: str, during: str
+) -> dict:
+    """The card of a run of ``track`` that stopped (why: ``stopped``) in the match against
+    ``during``: the references of the ``games`` played to the end, no rating."""
     return {
-        "protocol": PROTOCOL,
+        "protocol": track.protocol,
         "level": level,
         "agent": agent,
         "elo": None,
-        "games": int(sum(r["games"] for r in rows)),
+        "games": games,
         "references": rows,
         "win_rate": {r["reference"]: r["win_rate"] for r in rows},
         "stopped": stopped,
         "stopped_during": during,
-        "summary": f"{agent}: {PROTOCOL} ({level}) stopped against {during}: no rating",
+        "summary": f"{agent}: {track.protocol} ({level}) stopped against {during}: no rating",
     }
 
 
@@ -209,19 +349,20 @@ def fit_rating(won: np.ndarray, games: np.ndarray, pinned: np.ndarray, prior: fl
 def rating_interval(
     scores: list[tuple[np.ndarray, np.ndarray]], pinned: np.ndarray, seed: int = 0
 ) -> tuple[float, float, float]:
-    """(rating, lo, hi): the fit of the per-deal scores of each reference's match
-    (``(score [D], games [D])`` each) and its 95% interval (module docstring)."""
-    won = np.array([s.sum() for s, _ in scores])
-    games = np.array([n.sum() for _, n in scores])
+    """(rating, lo, hi): the fit of the per-deal scores of each match (``(score [D, R],
+    comparisons [D, R])``, one column per reference) and its 95% interval (module
+    docstring): each match's deals are resampled apart."""
+    won = sum(s.sum(axis=0) for s, _ in scores)
+    games = sum(n.sum(axis=0) for _, n in scores)
     rating = fit_rating(won, games, pinned)
     rng = np.random.default_rng(seed)
     resampled = []
     for _ in range(RESAMPLES):
-        picks = [rng.integers(0, s.size, s.size) for s, _ in scores]
+        picks = [rng.integers(0, s.shape[0], s.shape[0]) for s, _ in scores]
         resampled.append(
             fit_rating(
-                np.array([s[p].sum() for (s, _), p in zip(scores, picks)]),
-                np.array([n[p].sum() for (_, n), p in zip(scores, picks)]),
+                sum(s[p].sum(axis=0) for (s, _), p in zip(scores, picks)),
+                sum(n[p].sum(axis=0) for (_, n), p in zip(scores, picks)),
                 pinned,
             )
         )

@@ -197,23 +197,27 @@ def benchmark(
     agent: Any,
     level: str = "full",
     *,
+    players: int = 2,
     batch_size: int = 512,
     progress: bool = False,
     torch_threads: int | None = MATCH_THREADS,
     workers: int | None = None,
     address: str | None = None,
 ) -> dict:
-    """The report card of ``agent`` under the benchmark protocol (``rummy500-bench/1``,
-    ``rummy500.eval.benchmark``): ``card["elo"]``, ``card["elo_lo"]``, ``card["elo_hi"]``,
-    ``card["win_rate"][reference]`` and ``card["summary"]``, the line to quote;
+    """The report card of ``agent`` under the benchmark protocol's track at ``players``
+    seats (2: ``rummy500-bench/2``, 4: ``rummy500-bench-4p/1``; any other count is a
+    one-line ``ValueError``; ``rummy500.eval.benchmark``): ``card["elo"]``,
+    ``card["elo_lo"]``, ``card["elo_hi"]``, ``card["win_rate"][reference]`` and
+    ``card["summary"]``, the line to quote;
     ``card["stopped"]``: why an agent or Ctrl-C ended the run early (no rating then), or
     None (``torch_threads``, ``workers`` and ``address`` as in ``evaluate``)."""
-    from rummy500.eval.benchmark import RULES
     from rummy500.eval.benchmark import benchmark as run
+    from rummy500.eval.benchmark import track_for
     from rummy500.eval.threads import torch_threads as threads
 
+    track = track_for(players)
     where = _workers(workers, address, torch_threads)
-    (seated,) = _seated([agent], RULES, 0)
+    (seated,) = _seated([agent], track.rules, 0)
     with threads(torch_threads):
         return run(
             seated,
@@ -222,6 +226,7 @@ def benchmark(
             progress=progress,
             spec=_specs([agent])[0],
             workers=where,
+            track=track,
         )
 
 

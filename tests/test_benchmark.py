@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rummy500.eval.benchmark import LEVELS, PINNED, fit_rating, rating_interval
+from rummy500.eval.benchmark import TWO_SEATS, fit_rating, rating_interval
+
+PINNED = TWO_SEATS.pinned
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +22,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "write_an_
 def test_the_protocol_is_pinned() -> None:
     assert list(PINNED) == ["random", "casual", "sharp", "champion@1", "expert@1"]
     assert list(PINNED.values()) == sorted(PINNED.values())  # the ladder's order
-    assert LEVELS["full"].games == 400 and LEVELS["quick"].games == 20
+    assert TWO_SEATS.levels["full"].games == 400 and TWO_SEATS.levels["quick"].games == 20
 
 
 def test_the_fit_puts_an_agent_where_its_results_say() -> None:
@@ -35,7 +37,8 @@ def test_the_fit_puts_an_agent_where_its_results_say() -> None:
 
 def test_a_clean_sweep_keeps_its_far_side_open() -> None:
     pinned = np.array(list(PINNED.values()))
-    deals = [(np.full(10, 2.0), np.full(10, 2.0)) for _ in pinned]  # won every game
+    won = [np.where(np.arange(pinned.size) == k, 2.0, 0.0) * np.ones((10, 1)) for k in range(5)]
+    deals = [(w, w.copy()) for w in won]  # one match a reference, won every game
     rating, lo, hi = rating_interval(deals, pinned)
     assert lo < rating < hi and hi - lo > 200
 

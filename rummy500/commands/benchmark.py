@@ -1,12 +1,13 @@
 """``rummy500 benchmark AGENT``: rate one agent under the benchmark protocol.
 
-    rummy500 benchmark AGENT [--quick] [--json] [--out DIR]
+    rummy500 benchmark AGENT [--players 2|4] [--quick] [--json] [--out DIR]
 
 Plays AGENT (any agent spec) against the protocol's pinned references on its
-sealed deals (``rummy500.eval.benchmark``: protocol ``rummy500-bench/2``) and prints
-the report card: the table of matches, the rating with its interval and a
-one-line summary to quote. ``--json`` prints one JSON line instead; ``--out DIR``
-also writes benchmark.json and benchmark.md.
+sealed deals (``rummy500.eval.benchmark``: protocol ``rummy500-bench/2`` at two
+seats, ``rummy500-bench-4p/1`` at four) and prints the report card: the table of
+matches, the rating with its interval and a one-line summary to quote. ``--json``
+prints one JSON line instead; ``--out DIR`` also writes benchmark.json and
+benchmark.md.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from rummy500.commands.arg_checks import (
 )
 from rummy500.commands.torch_threads import add_torch_threads_argument, apply_torch_threads
 from rummy500.commands.workers_args import add_workers_arguments, workers_from_args
-from rummy500.eval.benchmark import LEVELS, PINNED, PROTOCOL, RULES, benchmark, card_markdown
+from rummy500.eval.benchmark import TRACKS, benchmark, card_markdown, track_for
 from rummy500.eval.report import to_json
 from rummy500.eval.sealing import MatchSeeds
 from rummy_env.core.records import write_whole
@@ -34,17 +35,33 @@ from rummy_env.core.records import write_whole
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(
         prog="rummy500 benchmark",
-        description=f"Rate an agent under the fixed benchmark protocol {PROTOCOL}: duplicate "
-        f"2-player standard games against {', '.join(PINNED)} at their pinned ratings.",
+        description="Rate an agent under the fixed benchmark protocol: duplicate standard "
+        "games against pinned references at their pinned ratings, "
+        + "; ".join(
+            f"{p} players: {t.protocol}, against {', '.join(t.pinned)}" for p, t in TRACKS.items()
+        )
+        + ".",
     )
     parser.add_argument("agent", help=f"the agent to rate ({SPEC_FORMS})")
     parser.add_argument(
+        "--players",
+        type=positive_int,
+        default=2,
+        metavar="P",
+        help=f"the track: seats at the table, {' or '.join(map(str, TRACKS))} (default 2)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"{LEVELS['quick'].games} games a reference instead of "
-        f"{LEVELS['full'].games}: a check, not a measurement, of about a minute on "
-        "2 cores (the expert's games most of it, one shard that a second worker does "
-        "not shorten; longer on a busy machine; the full level plays 20 times as many)",
+        help="the quick level: "
+        + ", ".join(
+            f"{t.levels['quick'].games} games a reference instead of {t.levels['full'].games} "
+            f"at {p} seats"
+            for p, t in TRACKS.items()
+        )
+        + ": a check, not a measurement (at two seats about a minute on 2 cores, the "
+        "expert's games most of it, one shard that a second worker does not shorten; "
+        "longer on a busy machine)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON line, no table")
     parser.add_argument(
@@ -75,9 +92,13 @@ def main(argv: list[str] | None = None) -> int:
             "--seed and --agent-seed replay a card together: give both (a card "
             "prints them), or neither for a sealed run"
         )
+    try:
+        track = track_for(args.players)
+    except ValueError as e:
+        parser.error(str(e))
     check_output_dir(parser, args.out, "--out")
     try:
-        agent = make_agent(args.agent, RULES, seed=1)
+        agent = make_agent(args.agent, track.rules, seed=1)
     except (ValueError, NotImplementedError) as e:
         parser.error(str(e))
     agent.name = args.agent.strip()
@@ -91,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         spec=args.agent,
         workers=workers_from_args(parser, args),
         seeds=None if args.seed is None else MatchSeeds(args.seed, args.agent_seed, sealed=False),
+        track=track,
     )
     if card["stopped"]:
         print(

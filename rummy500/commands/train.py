@@ -182,10 +182,12 @@ def closing_summary(result: TrainResult, rules: Rules) -> str:
         lines.append(
             f"  rummy500 train --resume {shlex.quote(str(run_dir))}      # go on to its total_steps"
         )
-    from rummy500.eval.benchmark import RULES as BENCHMARK_RULES
+    from rummy500.eval.benchmark import TRACKS
 
-    if rules == BENCHMARK_RULES:  # the protocol's rules: a run under others is not offered it
-        lines.append(f"  rummy500 benchmark {ckpt}")
+    for players, track in TRACKS.items():  # a run under rules of no track is not offered one
+        if rules == track.rules:
+            table = "" if players == 2 else f" --players {players}"
+            lines.append(f"  rummy500 benchmark {ckpt}{table}")
     lines += [
         f"  python -m rummy500.train.plots {shlex.quote(str(run_dir))}",
         f"  rummy500 serve --agents {ckpt} sharp      # play it in the browser",
