@@ -491,15 +491,15 @@ def test_a_benchmark_card_is_the_same_at_two_workers(monkeypatch) -> None:
     """The references' matches are handed out longest first (the expert's), and merged
     back in the protocol's order: the card is the one played in one process."""
     from rummy500.agents.registry import make_agent
-    from rummy500.eval.benchmark import LEVELS, RULES, Level, benchmark
+    from rummy500.eval.benchmark import TWO_SEATS, Level, benchmark
     from rummy500.eval.sealing import MatchSeeds
     from rummy500.eval.shards import Workers
 
-    monkeypatch.setitem(LEVELS, "tiny", Level(games=4))
+    monkeypatch.setitem(TWO_SEATS.levels, "tiny", Level(games=4))
     cards = [
         untimed(
             benchmark(
-                make_agent("sharp", RULES),
+                make_agent("sharp", TWO_SEATS.rules),
                 "tiny",
                 progress=False,
                 spec="sharp",

@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             f"at {p} seats"
             for p, t in TRACKS.items()
         )
-        + ": a check, not a measurement (at two seats about a minute on 2 cores, the "
+        + ": a check, not a measurement (at two seats about half a minute on 2 cores, the "
         "expert's games most of it, one shard that a second worker does not shorten; "
         "longer on a busy machine)",
     )
