@@ -4,11 +4,9 @@ Two architectures share one interface (``get_value``, ``get_action_and_value``,
 as in CleanRL), both with a masked categorical over the flat action space:
 
 * ``mlp``: the whole observation through a tanh MLP trunk (the default).
-* ``cards``: card-aware. The observation's per-card blocks (hand, pile,
-  table, known cards, ...) become one feature row per card; each card gets a
-  learned identity embedding plus a projection of its features, a
-  self-attention layer lets cards see each other (runs, sets, what the pile
-  offers), and the pooled cards join the global features in an MLP.
+* ``cards``: card-aware. The same trunk over the observation and, beside it,
+  run and set filters that every suit and rank share, read over the per-card
+  blocks (hand, pile, table, known cards, ...) laid out as a suit x rank grid.
 
 ``TorchAgent`` plays any such network through the batched agent protocol.
 """
@@ -19,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env.core import N_CARD_IDS, Rules, encode, obs_layout
+from rummy_env.core import N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS, Rules, encode, obs_layout
 
 from .base import Decision
 from .distributions import LegalActions, MaskedCategorical, masked_logits
@@ -104,41 +102,61 @@ class MLPPolicy(_PolicyValue):
         return self.trunk(obs)
 
 
-class CardAttentionPolicy(_PolicyValue):
-    """Per-card rows embedded and mixed by self-attention, plus the global features."""
+class CardGridPolicy(_PolicyValue):
+    """The MLP over the observation, widened by card filters that every suit and rank share.
+
+    A card's values in every per-card block (``CARD_BLOCKS``) are its F features, so the
+    natural cards make an [F, 4, 13] grid. A run filter reads each card with the two ranks
+    either side of it in its suit (the king next to the ace: Q-K-A and wrapped runs), and a
+    set filter the sum of the four suits at its rank, the same for every suit. One set of
+    weights reads every suit and rank, so what a 5-6-7 of hearts teaches holds for a
+    9-10-J of clubs. The trunk takes the whole observation and the filters' ``channels``
+    for each card in its place (the action head picks cards by place): it can learn
+    whatever the MLP learns, and starts with the runs and sets the MLP must find card by
+    card.
+    """
 
     def __init__(
-        self, rules: Rules, n_actions: int, embed: int = 64, heads: int = 4, hidden: int = 256
+        self,
+        rules: Rules,
+        n_actions: int,
+        channels: int = 16,
+        hidden: tuple[int, ...] = (256, 128),
     ):
-        super().__init__(hidden, n_actions)
+        if not isinstance(channels, int) or channels < 1:
+            raise ValueError(f"channels={channels!r}: give a number of filters >= 1")
+        if not hidden or not all(isinstance(h, int) and h >= 1 for h in hidden):
+            raise ValueError(f"hidden={list(hidden)}: give one or more layer widths >= 1")
+        super().__init__(hidden[-1], n_actions)
         layout = obs_layout(rules)
-        card_idx, global_idx = [], []
-        for name, s in layout.slices.items():
-            (card_idx if name in CARD_BLOCKS else global_idx).append(torch.arange(s.start, s.stop))
-        card_idx_t = torch.cat(card_idx)
-        self.card_features = card_idx_t.numel() // N_CARD_IDS
-        # Gather each card's value from every per-card block: [F, 53] -> index [53, F].
-        self.register_buffer(
-            "card_index", card_idx_t.view(self.card_features, N_CARD_IDS).T, persistent=False
+        blocks = [layout.slices[name] for name in CARD_BLOCKS]
+        card_index = torch.cat([torch.arange(s.start, s.stop) for s in blocks])
+        card_index = card_index.view(-1, N_CARD_IDS)  # [F, 53]: a card's values in column c
+        grid_index = card_index[:, :N_NATURAL].reshape(-1, N_SUITS, N_RANKS)
+        self.register_buffer("grid_index", grid_index, persistent=False)
+        features = grid_index.shape[0]
+        self.run_filter = nn.Conv2d(
+            features, channels, (1, 5), padding=(0, 2), padding_mode="circular"
         )
-        self.register_buffer("global_index", torch.cat(global_idx), persistent=False)
-        self.card_identity = nn.Parameter(torch.randn(N_CARD_IDS, embed) * 0.1)
-        self.card_proj = _layer(self.card_features, embed)
-        self.attention = nn.MultiheadAttention(embed, heads, batch_first=True)
-        self.norm = nn.LayerNorm(embed)
-        self.global_proj = _layer(self.global_index.numel(), hidden)
-        self.mix = nn.Sequential(
-            _layer(2 * embed + hidden, hidden), nn.Tanh(), _layer(hidden, hidden), nn.Tanh()
-        )
+        self.set_filter = nn.Conv1d(features, channels, 1)
+        for card_filter in (self.run_filter, self.set_filter):
+            nn.init.orthogonal_(card_filter.weight, np.sqrt(2))
+            nn.init.zeros_(card_filter.bias)
+        layers: list[nn.Module] = []
+        width = layout.size + channels * N_NATURAL
+        for h in hidden:
+            layers += [_layer(width, h), nn.Tanh()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+
+    def card_filters(self, obs: torch.Tensor) -> torch.Tensor:
+        """[n, channels, 4, 13]: the run and set filters' reading of each natural card."""
+        grid = obs[:, self.grid_index]  # [n, F, 4, 13]
+        sets = self.set_filter(grid.sum(dim=2)).unsqueeze(2)  # [n, channels, 1, 13]
+        return torch.relu(self.run_filter(grid) + sets)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
-        cards = obs[:, self.card_index]  # [n, 53, F]
-        x = torch.tanh(self.card_proj(cards)) + self.card_identity
-        attended, _ = self.attention(x, x, x, need_weights=False)
-        x = self.norm(x + attended)
-        pooled = torch.cat([x.mean(dim=1), x.amax(dim=1)], dim=-1)
-        glob = torch.tanh(self.global_proj(obs[:, self.global_index]))
-        return self.mix(torch.cat([pooled, glob], dim=-1))
+        return self.trunk(torch.cat([obs, self.card_filters(obs).flatten(1)], dim=1))
 
 
 ARCHITECTURES = ("mlp", "cards")
@@ -149,7 +167,7 @@ def build_policy(arch: str, rules: Rules, obs_dim: int, n_actions: int, **kwargs
     if arch == "mlp":
         return MLPPolicy(obs_dim, n_actions, **kwargs)
     if arch == "cards":
-        return CardAttentionPolicy(rules, n_actions, **kwargs)
+        return CardGridPolicy(rules, n_actions, **kwargs)
     raise ValueError(f"unknown architecture {arch!r}; choose from {ARCHITECTURES}")
 
 

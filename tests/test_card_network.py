@@ -1,0 +1,157 @@
+"""The card network (``arch: cards``): what its filters see of the observation, that
+they read every suit and rank alike, and a real training run with it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rummy500.agents.checkpoint import load_policy
+from rummy500.agents.torch_policy import CARD_BLOCKS, CardGridPolicy, TorchAgent, build_policy
+from rummy_env.core import (
+    N_CARD_IDS,
+    N_RANKS,
+    Decision,
+    Rules,
+    action_layout,
+    init,
+    legal_mask,
+    obs_layout,
+    observe,
+    parse_card,
+    player_view,
+)
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def card_network(rules: Rules, seed: int = 0) -> CardGridPolicy:
+    torch.manual_seed(seed)
+    policy = build_policy("cards", rules, obs_layout(rules).size, action_layout(rules).size)
+    assert isinstance(policy, CardGridPolicy)
+    return policy
+
+
+def per_card_columns(rules: Rules, permute) -> np.ndarray:
+    """An index over the observation that moves every per-card block's column c to
+    ``permute(c)`` (natural cards; the joker's column stays) and leaves the rest."""
+    layout = obs_layout(rules)
+    index = np.arange(layout.size)
+    for name in CARD_BLOCKS:
+        block = layout.slices[name]
+        for row in range(block.start, block.stop, N_CARD_IDS):
+            for card in range(N_CARD_IDS - 1):
+                index[row + permute(card)] = row + card
+    return index
+
+
+def test_each_card_is_read_at_its_suit_and_rank() -> None:
+    rules = Rules()
+    policy = card_network(rules)
+    obs = torch.zeros(1, obs_layout(rules).size)
+    hand = obs_layout(rules).slices["hand"]
+    obs[0, hand.start + parse_card("TH")] = 2.0
+    grid = obs[:, policy.grid_index]  # [1, F, 4, 13]
+    assert grid.sum() == 2.0
+    assert grid[0, CARD_BLOCKS.index("hand"), 2, 9] == 2.0  # hearts are suit 2, ten rank 9
+
+
+@pytest.mark.parametrize(
+    "permute",
+    [
+        pytest.param(lambda c: (c // N_RANKS + 1) % 4 * N_RANKS + c % N_RANKS, id="suits rotated"),
+        pytest.param(lambda c: c // N_RANKS * N_RANKS + (c + 3) % N_RANKS, id="ranks shifted"),
+    ],
+)
+def test_the_filters_read_every_suit_and_rank_alike(permute) -> None:
+    """A deal with its suits relabelled, or every rank moved up three (round the ace),
+    gives the same filter readings, moved with the cards."""
+    rules = Rules()
+    policy = card_network(rules)
+    obs = torch.from_numpy(observe(rules, init(rules, seed=5, batch_size=6)))
+    moved = obs[:, per_card_columns(rules, permute)]
+    readings = policy.card_filters(obs).flatten(2)  # [n, channels, 52]
+    moved_readings = policy.card_filters(moved).flatten(2)
+    cards = np.arange(N_CARD_IDS - 1)
+    targets = [permute(c) for c in cards]
+    assert readings.abs().sum() > 0
+    assert torch.allclose(moved_readings[:, :, targets], readings[:, :, cards], atol=1e-5)
+
+
+def test_a_run_reads_differently_from_the_same_cards_scattered() -> None:
+    """Two hands of the same ranks count, one a run in one suit and one spread over
+    suits: the filters tell them apart (an MLP's first layer sees only the cards)."""
+    rules = Rules()
+    policy = card_network(rules)
+    hand = obs_layout(rules).slices["hand"]
+
+    def reading(cards: list[str]) -> torch.Tensor:
+        obs = torch.zeros(1, obs_layout(rules).size)
+        for card in cards:
+            obs[0, hand.start + parse_card(card)] = 1.0
+        return policy.card_filters(obs)[0, :, 2, 5]  # what the 6 of hearts' place reads
+
+    run, scattered = reading(["5H", "6H", "7H"]), reading(["5C", "6H", "7S"])
+    assert not torch.allclose(run, scattered)
+
+
+def test_bad_filter_widths_are_refused_in_one_line() -> None:
+    rules = Rules()
+    sizes = (obs_layout(rules).size, action_layout(rules).size)
+    with pytest.raises(ValueError, match="channels=0"):
+        build_policy("cards", rules, *sizes, channels=0)
+    with pytest.raises(ValueError, match="hidden"):
+        build_policy("cards", rules, *sizes, hidden=())
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_network_plays_legal_moves_at_any_table(players: int) -> None:
+    rules = Rules.from_dict({"players": players})
+    policy = card_network(rules)
+    state = init(rules, seed=2, batch_size=8)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    actions = TorchAgent(policy, rules).act(decision)
+    assert decision.mask[np.arange(8), actions].all()
+
+
+def test_train_cli_trains_the_card_network_and_its_checkpoint_plays(tmp_path: Path) -> None:
+    cmd = [
+        sys.executable,
+        "-m",
+        "rummy500.cli",
+        "train",
+        "--config",
+        "quickstart",
+        "arch=cards",
+        "arch_kwargs={channels: 4, hidden: [32]}",
+        "total_steps=2048",
+        "num_envs=32",
+        "num_steps=32",
+        "eval_every=0",
+        "eval_opponents=[]",
+        "checkpoint_every=1",
+        "snapshot_every=1",
+        "rules.target=60",
+        f"run_dir={tmp_path}",
+        "progress=false",
+        "torch_threads=1",
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = list(tmp_path.iterdir())
+    rules = Rules.from_dict({"target": 60})
+    policy, payload = load_policy(run / "last.pt", rules)
+    assert payload["arch"] == "cards" and payload["global_step"] == 2048
+    assert isinstance(policy, CardGridPolicy) and policy.run_filter.out_channels == 4
+    first, _ = load_policy(run / "step_000000001024.pt", rules)
+    assert not torch.equal(policy.run_filter.weight, first.run_filter.weight)  # they learn
+    state = init(rules, seed=3, batch_size=4)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
