@@ -1,8 +1,10 @@
-"""The card network (``arch: cards``): what its filters see of the observation, that
+"""The networks behind ``arch``: the shipped MLP champions read as they were trained,
+and the card network (``arch: cards``): what its filters see of the observation, that
 they read every suit and rank alike, and a real training run with it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,8 @@ import torch
 
 from rummy500.agents.checkpoint import load_policy
 from rummy500.agents.torch_policy import CARD_BLOCKS, CardGridPolicy, TorchAgent, build_policy
+from rummy500.train.config import load_config
+from rummy500.train.config_checks import ConfigError
 from rummy_env.core import (
     N_CARD_IDS,
     N_RANKS,
@@ -50,6 +54,25 @@ def per_card_columns(rules: Rules, permute) -> np.ndarray:
             for card in range(N_CARD_IDS - 1):
                 index[row + permute(card)] = row + card
     return index
+
+
+@pytest.mark.parametrize("release", ["v1", "v2"])
+def test_a_shipped_mlp_champion_computes_its_tanh_layers_unchanged(release: str) -> None:
+    """The champions are MLPs: their logits and values are the tanh layers of the weights
+    they ship, computed here by hand."""
+    rules = Rules()
+    policy, payload = load_policy(ROOT / "agents" / "champions" / release / "standard_2p.pt")
+    assert payload["arch"] == "mlp"
+    weights = payload["state_dict"]
+    obs = torch.from_numpy(observe(rules, init(rules, seed=9, batch_size=5)))
+    hidden = obs
+    for i in range(0, len(payload["arch_kwargs"]["hidden"]) * 2, 2):
+        hidden = torch.tanh(hidden @ weights[f"trunk.{i}.weight"].T + weights[f"trunk.{i}.bias"])
+    logits = hidden @ weights["actor.weight"].T + weights["actor.bias"]
+    value = (hidden @ weights["critic.weight"].T + weights["critic.bias"]).squeeze(-1)
+    with torch.no_grad():
+        assert torch.allclose(policy.actor(policy.features(obs)), logits, atol=1e-5)
+        assert torch.allclose(policy.get_value(obs), value, atol=1e-5)
 
 
 def test_each_card_is_read_at_its_suit_and_rank() -> None:
@@ -102,13 +125,14 @@ def test_a_run_reads_differently_from_the_same_cards_scattered() -> None:
     assert not torch.allclose(run, scattered)
 
 
-def test_bad_filter_widths_are_refused_in_one_line() -> None:
-    rules = Rules()
-    sizes = (obs_layout(rules).size, action_layout(rules).size)
-    with pytest.raises(ValueError, match="channels=0"):
-        build_policy("cards", rules, *sizes, channels=0)
-    with pytest.raises(ValueError, match="hidden"):
-        build_policy("cards", rules, *sizes, hidden=())
+@pytest.mark.parametrize(
+    "arch_kwargs, words",
+    [("{channels: 0}", "channels=0"), ("{hidden: []}", "hidden=[]"), ("{embed: 64}", "embed")],
+)
+def test_bad_card_network_settings_are_refused_in_one_line(arch_kwargs: str, words: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(words)) as refused:
+        load_config(None, ["arch=cards", f"arch_kwargs={arch_kwargs}"])
+    assert "\n" not in str(refused.value)
 
 
 @pytest.mark.parametrize("players", [2, 4])
