@@ -6,7 +6,8 @@ as in CleanRL), both with a masked categorical over the flat action space:
 * ``mlp``: the whole observation through a tanh MLP trunk (the default).
 * ``cards``: card-aware. The same trunk over the observation and, beside it,
   run and set filters that every suit and rank share, read over the per-card
-  blocks (hand, pile, table, known cards, ...) laid out as a suit x rank grid.
+  blocks (hand, pile, table, known cards, ...) laid out as a suit x rank grid;
+  the actions that name a card are also scored from that card's filters.
 
 ``TorchAgent`` plays any such network through the batched agent protocol.
 """
@@ -17,7 +18,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env.core import N_CARD_IDS, N_NATURAL, N_RANKS, N_SUITS, Rules, encode, obs_layout
+from rummy_env.core import (
+    LAYOFF_DIRECTIONS,
+    N_CARD_IDS,
+    N_NATURAL,
+    N_RANKS,
+    N_SUITS,
+    Rules,
+    action_layout,
+    encode,
+    obs_layout,
+)
 
 from .base import Decision
 from .distributions import LegalActions, MaskedCategorical, masked_logits
@@ -59,6 +70,11 @@ class _PolicyValue(nn.Module):
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """([n, A] policy logits, [n] float32 values) of [n, D] observations."""
+        hidden = self.features(obs)
+        return self.actor(hidden), self.critic(hidden).squeeze(-1).float()
+
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.features(obs)).squeeze(-1).float()
 
@@ -72,16 +88,11 @@ class _PolicyValue(nn.Module):
     ):
         """(action, log-prob, entropy, value) for [n, D] observations and [n, A] masks (or
         their ``LegalActions``, packed once for many minibatches)."""
-        hidden = self.features(obs)
-        dist = MaskedCategorical(self.actor(hidden), mask, legal)  # float32 even under autocast
+        logits, value = self.logits_and_value(obs)
+        dist = MaskedCategorical(logits, mask, legal)  # float32 even under autocast
         if action is None:
             action = dist.mode() if greedy else dist.sample()
-        return (
-            action,
-            dist.log_prob(action),
-            dist.entropy(),
-            self.critic(hidden).squeeze(-1).float(),
-        )
+        return action, dist.log_prob(action), dist.entropy(), value
 
 
 class MLPPolicy(_PolicyValue):
@@ -103,7 +114,8 @@ class MLPPolicy(_PolicyValue):
 
 
 class CardGridPolicy(_PolicyValue):
-    """The MLP over the observation, widened by card filters that every suit and rank share.
+    """The MLP over the observation, widened by card filters that every suit and rank share,
+    and a head that scores the card actions from each card's filters.
 
     A card's values in every per-card block (``CARD_BLOCKS``) are its F features, so the
     natural cards make an [F, 4, 13] grid. A run filter reads each card with the two ranks
@@ -111,9 +123,11 @@ class CardGridPolicy(_PolicyValue):
     set filter the sum of the four suits at its rank, the same for every suit. One set of
     weights reads every suit and rank, so what a 5-6-7 of hearts teaches holds for a
     9-10-J of clubs. The trunk takes the whole observation and the filters' ``channels``
-    for each card in its place (the action head picks cards by place): it can learn
-    whatever the MLP learns, and starts with the runs and sets the MLP must find card by
-    card.
+    for each card in its place: it can learn whatever the MLP learns, and starts with the
+    runs and sets the MLP must find card by card. The actions that name one natural card
+    (``discard C``, ``layoff C set|up|down``, ``swap C``) add to the actor's logit a score
+    of that card's filters, again one set of weights for every card, as a player judges a
+    discard by what the card does in the hand wherever it sits.
     """
 
     def __init__(
@@ -134,13 +148,19 @@ class CardGridPolicy(_PolicyValue):
         card_index = card_index.view(-1, N_CARD_IDS)  # [F, 53]: a card's values in column c
         grid_index = card_index[:, :N_NATURAL].reshape(-1, N_SUITS, N_RANKS)
         self.register_buffer("grid_index", grid_index, persistent=False)
+        self.register_buffer("card_action_ids", card_actions(rules), persistent=False)
         features = grid_index.shape[0]
         self.run_filter = nn.Conv2d(
             features, channels, (1, 5), padding=(0, 2), padding_mode="circular"
         )
         self.set_filter = nn.Conv1d(features, channels, 1)
-        for card_filter in (self.run_filter, self.set_filter):
-            nn.init.orthogonal_(card_filter.weight, np.sqrt(2))
+        self.card_actor = nn.Conv2d(channels, self.card_action_ids.shape[0], 1)
+        for card_filter, gain in (
+            (self.run_filter, np.sqrt(2)),
+            (self.set_filter, np.sqrt(2)),
+            (self.card_actor, 0.01),
+        ):
+            nn.init.orthogonal_(card_filter.weight, gain)
             nn.init.zeros_(card_filter.bias)
         layers: list[nn.Module] = []
         width = layout.size + channels * N_NATURAL
@@ -157,6 +177,23 @@ class CardGridPolicy(_PolicyValue):
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         return self.trunk(torch.cat([obs, self.card_filters(obs).flatten(1)], dim=1))
+
+    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        cards = self.card_filters(obs)
+        hidden = self.trunk(torch.cat([obs, cards.flatten(1)], dim=1))
+        logits = self.actor(hidden)
+        scores = self.card_actor(cards).flatten(1).to(logits.dtype)  # [n, kinds * 52]
+        logits = logits.index_add(1, self.card_action_ids.flatten(), scores)
+        return logits, self.critic(hidden).squeeze(-1).float()
+
+
+def card_actions(rules: Rules) -> torch.Tensor:
+    """int64 [5, 52]: the action id of ``discard C``, ``layoff C set``, ``layoff C up``,
+    ``layoff C down`` and ``swap C`` for each natural card C, a row per kind."""
+    actions = action_layout(rules)
+    cards = torch.arange(N_NATURAL)
+    layoffs = [actions.LAYOFF + 3 * cards + d for d in range(len(LAYOFF_DIRECTIONS))]
+    return torch.stack([actions.DISCARD + cards, *layoffs, actions.SWAP + cards])
 
 
 ARCHITECTURES = ("mlp", "cards")
@@ -205,7 +242,7 @@ class TorchAgent:
         obs_t = observation_tensor(self.rules, obs, self.device)
         mask_t = torch.tensor(decision.mask, dtype=torch.bool, device=self.device)  # (a copy:
         # the mask handed over is read-only)
-        return masked_logits(self.policy.actor(self.policy.features(obs_t)), mask_t)
+        return masked_logits(self.policy.logits_and_value(obs_t)[0], mask_t)
 
     @torch.no_grad()
     def probabilities(self, decision: Decision) -> np.ndarray:

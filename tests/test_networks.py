@@ -14,7 +14,13 @@ import pytest
 import torch
 
 from rummy500.agents.checkpoint import load_policy
-from rummy500.agents.torch_policy import CARD_BLOCKS, CardGridPolicy, TorchAgent, build_policy
+from rummy500.agents.torch_policy import (
+    CARD_BLOCKS,
+    CardGridPolicy,
+    TorchAgent,
+    build_policy,
+    card_actions,
+)
 from rummy500.train.config import load_config
 from rummy500.train.config_checks import ConfigError
 from rummy_env.core import (
@@ -23,6 +29,7 @@ from rummy_env.core import (
     Decision,
     Rules,
     action_layout,
+    card_text,
     init,
     legal_mask,
     obs_layout,
@@ -179,3 +186,37 @@ def test_train_cli_trains_the_card_network_and_its_checkpoint_plays(tmp_path: Pa
     state = init(rules, seed=3, batch_size=4)
     decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
     assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
+
+
+def test_the_card_actions_are_scored_from_their_cards_filters() -> None:
+    """With the actor's own logits at zero, only the actions that name a natural card
+    score, and a deal with its suits relabelled moves those scores with the cards."""
+    rules = Rules()
+    policy = card_network(rules)
+    with torch.no_grad():
+        policy.actor.weight.zero_()
+        policy.actor.bias.zero_()
+        policy.card_actor.weight.normal_()
+    obs = torch.from_numpy(observe(rules, init(rules, seed=4, batch_size=6)))
+    actions = action_layout(rules)
+    named = torch.zeros(actions.size, dtype=torch.bool)
+    for kind in ("discard", "layoff {} set", "layoff {} up", "layoff {} down", "swap"):
+        for card in ("5H", "KC"):
+            text = f"{kind} {card}" if "{}" not in kind else kind.format(card)
+            named[actions.parse(text)] = True
+    logits, _ = policy.logits_and_value(obs)
+    scored = torch.zeros(actions.size, dtype=torch.bool)
+    scored[card_actions(rules).flatten()] = True
+    assert (logits[:, ~scored] == 0).all()
+    assert (logits[:, named] != 0).all()
+
+    def rotate(c: int) -> int:
+        return (c // N_RANKS + 1) % 4 * N_RANKS + c % N_RANKS
+
+    moved, _ = policy.logits_and_value(obs[:, per_card_columns(rules, rotate)])
+    for card in ("5H", "KC"):
+        assert torch.allclose(
+            moved[:, actions.parse(f"discard {card_text(rotate(parse_card(card)))}")],
+            logits[:, actions.parse(f"discard {card}")],
+            atol=1e-5,
+        )
