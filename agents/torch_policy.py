@@ -4,11 +4,10 @@ Two architectures share one interface (``get_value``, ``get_action_and_value``,
 as in CleanRL), both with a masked categorical over the flat action space:
 
 * ``mlp``: the whole observation through a tanh MLP trunk (the default).
-* ``cards``: card-aware. The observation's per-card blocks (hand, pile,
-  table, known cards, ...) become one feature row per card; each card gets a
-  learned identity embedding plus a projection of its features, a
-  self-attention layer lets cards see each other (runs, sets, what the pile
-  offers), and the pooled cards join the global features in an MLP.
+* ``cards``: card-aware. The same trunk over the observation and, beside it,
+  run and set filters that every suit and rank share, read over the per-card
+  blocks (hand, pile, table, known cards, ...) laid out as a suit x rank grid;
+  the actions that name a card are also scored from that card's filters.
 
 ``TorchAgent`` plays any such network through the batched agent protocol.
 """
@@ -19,7 +18,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from rummy_env.core import N_CARD_IDS, Rules, encode, obs_layout
+from rummy_env.core import (
+    LAYOFF_DIRECTIONS,
+    N_CARD_IDS,
+    N_NATURAL,
+    N_RANKS,
+    N_SUITS,
+    Rules,
+    action_layout,
+    encode,
+    obs_layout,
+)
 
 from .base import Decision
 from .distributions import LegalActions, MaskedCategorical, greedy_actions, masked_logits
@@ -61,6 +70,11 @@ class _PolicyValue(nn.Module):
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """([n, A] policy logits, [n] float32 values) of [n, D] observations."""
+        hidden = self.features(obs)
+        return self.actor(hidden), self.critic(hidden).squeeze(-1).float()
+
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.features(obs)).squeeze(-1).float()
 
@@ -74,16 +88,11 @@ class _PolicyValue(nn.Module):
     ):
         """(action, log-prob, entropy, value) for [n, D] observations and [n, A] masks (or
         their ``LegalActions``, packed once for many minibatches)."""
-        hidden = self.features(obs)
-        dist = MaskedCategorical(self.actor(hidden), mask, legal)  # float32 even under autocast
+        logits, value = self.logits_and_value(obs)
+        dist = MaskedCategorical(logits, mask, legal)  # float32 even under autocast
         if action is None:
             action = dist.mode() if greedy else dist.sample()
-        return (
-            action,
-            dist.log_prob(action),
-            dist.entropy(),
-            self.critic(hidden).squeeze(-1).float(),
-        )
+        return action, dist.log_prob(action), dist.entropy(), value
 
 
 class MLPPolicy(_PolicyValue):
@@ -104,41 +113,87 @@ class MLPPolicy(_PolicyValue):
         return self.trunk(obs)
 
 
-class CardAttentionPolicy(_PolicyValue):
-    """Per-card rows embedded and mixed by self-attention, plus the global features."""
+class CardGridPolicy(_PolicyValue):
+    """The MLP over the observation, widened by card filters that every suit and rank share,
+    and a head that scores the card actions from each card's filters.
+
+    A card's values in every per-card block (``CARD_BLOCKS``) are its F features, so the
+    natural cards make an [F, 4, 13] grid. A run filter reads each card with the two ranks
+    either side of it in its suit (the king next to the ace: Q-K-A and wrapped runs), and a
+    set filter the sum of the four suits at its rank, the same for every suit. One set of
+    weights reads every suit and rank, so what a 5-6-7 of hearts teaches holds for a
+    9-10-J of clubs. The trunk takes the whole observation and the filters' ``channels``
+    for each card in its place: it can learn whatever the MLP learns, and starts with the
+    runs and sets the MLP must find card by card. The actions that name one natural card
+    (``discard C``, ``layoff C set|up|down``, ``swap C``) add to the actor's logit a score
+    of that card's filters, again one set of weights for every card, as a player judges a
+    discard by what the card does in the hand wherever it sits.
+    """
 
     def __init__(
-        self, rules: Rules, n_actions: int, embed: int = 64, heads: int = 4, hidden: int = 256
+        self,
+        rules: Rules,
+        n_actions: int,
+        channels: int = 16,
+        hidden: tuple[int, ...] = (256, 128),
     ):
-        super().__init__(hidden, n_actions)
+        if not isinstance(channels, int) or channels < 1:
+            raise ValueError(f"channels={channels!r}: give a number of filters >= 1")
+        if not hidden or not all(isinstance(h, int) and h >= 1 for h in hidden):
+            raise ValueError(f"hidden={list(hidden)}: give one or more layer widths >= 1")
+        super().__init__(hidden[-1], n_actions)
         layout = obs_layout(rules)
-        card_idx, global_idx = [], []
-        for name, s in layout.slices.items():
-            (card_idx if name in CARD_BLOCKS else global_idx).append(torch.arange(s.start, s.stop))
-        card_idx_t = torch.cat(card_idx)
-        self.card_features = card_idx_t.numel() // N_CARD_IDS
-        # Gather each card's value from every per-card block: [F, 53] -> index [53, F].
-        self.register_buffer(
-            "card_index", card_idx_t.view(self.card_features, N_CARD_IDS).T, persistent=False
+        blocks = [layout.slices[name] for name in CARD_BLOCKS]
+        card_index = torch.cat([torch.arange(s.start, s.stop) for s in blocks])
+        card_index = card_index.view(-1, N_CARD_IDS)  # [F, 53]: a card's values in column c
+        grid_index = card_index[:, :N_NATURAL].reshape(-1, N_SUITS, N_RANKS)
+        self.register_buffer("grid_index", grid_index, persistent=False)
+        self.register_buffer("card_action_ids", card_actions(rules), persistent=False)
+        features = grid_index.shape[0]
+        self.run_filter = nn.Conv2d(
+            features, channels, (1, 5), padding=(0, 2), padding_mode="circular"
         )
-        self.register_buffer("global_index", torch.cat(global_idx), persistent=False)
-        self.card_identity = nn.Parameter(torch.randn(N_CARD_IDS, embed) * 0.1)
-        self.card_proj = _layer(self.card_features, embed)
-        self.attention = nn.MultiheadAttention(embed, heads, batch_first=True)
-        self.norm = nn.LayerNorm(embed)
-        self.global_proj = _layer(self.global_index.numel(), hidden)
-        self.mix = nn.Sequential(
-            _layer(2 * embed + hidden, hidden), nn.Tanh(), _layer(hidden, hidden), nn.Tanh()
-        )
+        self.set_filter = nn.Conv1d(features, channels, 1)
+        self.card_actor = nn.Conv2d(channels, self.card_action_ids.shape[0], 1)
+        for card_filter, gain in (
+            (self.run_filter, np.sqrt(2)),
+            (self.set_filter, np.sqrt(2)),
+            (self.card_actor, 0.01),
+        ):
+            nn.init.orthogonal_(card_filter.weight, gain)
+            nn.init.zeros_(card_filter.bias)
+        layers: list[nn.Module] = []
+        width = layout.size + channels * N_NATURAL
+        for h in hidden:
+            layers += [_layer(width, h), nn.Tanh()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+
+    def card_filters(self, obs: torch.Tensor) -> torch.Tensor:
+        """[n, channels, 4, 13]: the run and set filters' reading of each natural card."""
+        grid = obs[:, self.grid_index]  # [n, F, 4, 13]
+        sets = self.set_filter(grid.sum(dim=2)).unsqueeze(2)  # [n, channels, 1, 13]
+        return torch.relu(self.run_filter(grid) + sets)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
-        cards = obs[:, self.card_index]  # [n, 53, F]
-        x = torch.tanh(self.card_proj(cards)) + self.card_identity
-        attended, _ = self.attention(x, x, x, need_weights=False)
-        x = self.norm(x + attended)
-        pooled = torch.cat([x.mean(dim=1), x.amax(dim=1)], dim=-1)
-        glob = torch.tanh(self.global_proj(obs[:, self.global_index]))
-        return self.mix(torch.cat([pooled, glob], dim=-1))
+        return self.trunk(torch.cat([obs, self.card_filters(obs).flatten(1)], dim=1))
+
+    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        cards = self.card_filters(obs)
+        hidden = self.trunk(torch.cat([obs, cards.flatten(1)], dim=1))
+        logits = self.actor(hidden)
+        scores = self.card_actor(cards).flatten(1).to(logits.dtype)  # [n, kinds * 52]
+        logits = logits.index_add(1, self.card_action_ids.flatten(), scores)
+        return logits, self.critic(hidden).squeeze(-1).float()
+
+
+def card_actions(rules: Rules) -> torch.Tensor:
+    """int64 [5, 52]: the action id of ``discard C``, ``layoff C set``, ``layoff C up``,
+    ``layoff C down`` and ``swap C`` for each natural card C, a row per kind."""
+    actions = action_layout(rules)
+    cards = torch.arange(N_NATURAL)
+    layoffs = [actions.LAYOFF + 3 * cards + d for d in range(len(LAYOFF_DIRECTIONS))]
+    return torch.stack([actions.DISCARD + cards, *layoffs, actions.SWAP + cards])
 
 
 ARCHITECTURES = ("mlp", "cards")
@@ -149,7 +204,7 @@ def build_policy(arch: str, rules: Rules, obs_dim: int, n_actions: int, **kwargs
     if arch == "mlp":
         return MLPPolicy(obs_dim, n_actions, **kwargs)
     if arch == "cards":
-        return CardAttentionPolicy(rules, n_actions, **kwargs)
+        return CardGridPolicy(rules, n_actions, **kwargs)
     raise ValueError(f"unknown architecture {arch!r}; choose from {ARCHITECTURES}")
 
 
@@ -184,7 +239,7 @@ class TorchAgent:
         if obs is None:
             obs = encode(self.rules, decision.view)
         obs_t = observation_tensor(self.rules, obs, self.device)
-        return self.policy.actor(self.policy.features(obs_t))
+        return self.policy.logits_and_value(obs_t)[0]
 
     def _logits(self, decision: Decision) -> torch.Tensor:
         """float32 [n, A]: the policy's logits, illegal actions at the dtype's minimum (no

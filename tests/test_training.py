@@ -261,6 +261,7 @@ def test_checkpoint_with_another_observation_version_is_refused(tmp_path: Path) 
     "name",
     [
         "quickstart",
+        "quickstart_cards",
         "selfplay",
         "selfplay_4p",
         "improve_champion",

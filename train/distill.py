@@ -206,7 +206,7 @@ def candidate_log_probs(policy: torch.nn.Module, labels: Labels, rows: np.ndarra
     there is none; the targets put no weight there)."""
     obs = torch.as_tensor(labels.obs[rows])
     mask = torch.as_tensor(labels.mask[rows])
-    logits = policy.actor(policy.features(obs)).float()
+    logits = policy.logits_and_value(obs)[0].float()
     log_probs = torch.log_softmax(logits.masked_fill(~mask, torch.finfo(logits.dtype).min), dim=-1)
     candidates = torch.as_tensor(labels.candidates[rows])
     picked = log_probs.gather(-1, candidates.clamp(min=0))
