@@ -332,12 +332,25 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
 
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> TrainResult:
     """Train by ``cfg``, or continue the run ``resume`` (its folder or name under
-    ``cfg.run_dir``); a ConfigError before any work when the device or the resume is refused."""
+    ``cfg.run_dir``); a ConfigError before any work when the device or the resume is refused.
+    The run folder's lock is let go when training ends, however it ends, so that the same
+    process may resume the run at once (not when the collector frees the lock's file)."""
+    run = start_run(cfg, resume)
+    try:
+        return train_run(run, resume)
+    finally:
+        if run.lock is not None:
+            run.lock.close()
+
+
+def train_run(run: Run, resume: str | Path | None) -> TrainResult:
+    """The training loop of ``run`` (``train``), to its step budget, ``max_minutes`` or a
+    stop signal, then its closing evaluation and summary."""
     # ------------------------------------------------------------------ set-up
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    run = start_run(cfg, resume)
+    cfg = run.cfg
     first_update = run.global_step // cfg.batch_per_update + 1  # a resumed run ends on time
     writer = SummaryWriter(str(run.run_dir), purge_step=run.global_step if resume else None)
     if resume is None:
