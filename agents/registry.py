@@ -139,6 +139,12 @@ class AgentSpec:
     target: str = ""
     """An outside kind's path, module or command."""
 
+    @property
+    def searches(self) -> bool:
+        """Whether the agent searches at each decision (the expert, of any budget or
+        release, and the oracle): far costlier a decision than the other built-ins."""
+        return self.kind in ("expert", "oracle") or self.name == "expert"
+
 
 def describe(spec: str, forms: str = SPEC_FORMS) -> AgentSpec:
     """``spec`` read into an ``AgentSpec``; a one-line ``ValueError`` for a name nobody knows

@@ -33,9 +33,6 @@ from rummy500.eval.arena import INTERRUPTED, MatchResult, play_games
 from rummy500.eval.threads import MATCH_THREADS
 from rummy_env.core import Rules
 
-SEARCH_KINDS = ("expert", "oracle")
-"""The built-in agents that search at each decision (``Entrant.searches``)."""
-
 SHARD_GAMES = 50
 """Games in a shard: enough for the batched engine to play a batch (a cheap match plays
 at half the speed of one unsharded batch), few enough that an expert's match spreads
@@ -84,12 +81,14 @@ class Entrant:
     why_local: str = ""
     searches: bool = False
     """The agent searches at its decisions (it has a ``search_summary``, as the expert and
-    the oracle do): a shard seating it costs far more than one of quick players."""
+    the oracle do): a shard seating it costs far more than one of quick players. Read
+    from ``spec`` where one is given (``AgentSpec.searches``)."""
 
     def __post_init__(self) -> None:
         if self.spec is not None and not self.searches:
-            kind = self.spec.partition(":")[0].partition("@")[0].strip().lower()
-            object.__setattr__(self, "searches", kind in SEARCH_KINDS)
+            from rummy500.agents.registry import describe
+
+            object.__setattr__(self, "searches", describe(self.spec).searches)
 
     def make(self, rules: Rules, seed: int) -> Agent:
         """The agent for one shard (a one-line ``AgentFailure`` if it cannot be built)."""
