@@ -28,36 +28,42 @@ could use to rebuild every hand; version 2 changes only that, so the ratings of 
 stand on one scale, and a run of version 1 is replayed by giving its seed as both
 seeds (``seeds=MatchSeeds(500001, 500001, False)``).
 
-``rummy500-bench-4p/1`` (``FOUR_SEATS``, four players), the same procedure at a
-table of four, its own version with its own scale (pinned by ``rummy500 ladder
---no-defaults --agents random casual sharp champion@1 --players 4 --games 960 --seed
-20261206``, mean 1500 over the four):
+``rummy500-bench-4p/2`` (``FOUR_SEATS``, four players), the same procedure at a
+table of four, its own version with its own scale:
 
 * standard rules for four players (one deck, seven cards each), games to 500;
-* the seating: the pinning ladder's table of the four references, with the newcomer
-  in the place of each in turn: four matches, one for every group of three
-  references (``Track.tables``: every group of P - 1, as the ladder seats every group
-  of P; at two seats, one reference a match). Each deal is played four times, the
-  newcomer in each seat, and the deals go round every order of the three around it
-  (``rummy500.eval.arena.match_games``), so the luck of the cards, of the seat and of
-  who discards to whom cancels. The newcomer thus meets each reference in the company
-  the pins were measured in: at a table of four a player's total depends on who else
-  sits there, and beside three copies of one reference the pairwise results strayed
-  far from the ladder's (docs/benchmark.md). A reference's own card plays the
-  ladder's table itself in one of its four matches;
+* the seating (``Track.tables``): the newcomer is measured against one reference at
+  a time, in the company of two others, every pair of references in turn (one of
+  them may be the reference measured against): 24 tables, the same whoever the
+  newcomer is. Each deal is played four times, the newcomer in each seat, and the
+  deals go round every order of the three around it
+  (``rummy500.eval.arena.match_games``), so the luck of the cards, of the seat and
+  of who discards to whom cancels;
+* a game is one comparison, the newcomer's final total against the reference's (in
+  all of its seats when the company holds it too, averaged), the higher ahead, equal
+  totals half each (``rummy500.eval.ratings.pairwise``); the company is not compared.
+  Since the company does not depend on the newcomer, a reference R meets J in R's own
+  card at the very tables at which J meets R in J's: the references' cards agree
+  with one another, and each lands on its pin. A reference's row gives how often the
+  newcomer finished ahead of it;
 * the references are ``random``, ``casual``, ``sharp`` and ``champion@1`` (the
   four-player checkpoint of release 1, which a later release does not change).
   ``expert@1`` is left out: its search at four seats makes a full card cost far more
   than an hour of CPU (docs/benchmark.md gives the measurement);
-* the rating model is the ladder's, so that the pins it measured hold here: every
-  game is one comparison per pair of players, the higher final total ahead
-  (``rummy500.eval.ratings.pairwise``), and Bradley-Terry on the Elo scale on top;
-  the newcomer's three comparisons a game (one with each reference at its table) are
-  fitted as above, the references held at their pins, and the interval resamples
-  whole deals of each match (a deal's four games, twelve comparisons, one unit); a
-  reference's row gives how often the newcomer finished ahead of it (at two seats:
-  the games it won);
-* ``full`` plays 360 games at each table (90 deals, 1,440 games), ``quick`` 24.
+* the pins are what the references' own cards measure (``pins_from_cards``,
+  measured by ``python scripts/pin_track.py --players 4 --seed 20261206 20261207``): the
+  ladder's fit (Bradley-Terry on the Elo scale, mean 1500) of every card's games
+  against the other references, each card's agent the reference of its name;
+* ``full`` plays 168 games at each table (42 deals; 4,032 games, 1,008 against
+  each reference), ``quick`` 24.
+
+Version 1 seated the newcomer in the place of each reference in turn at the
+references' own table of four and compared it with all three, pinned by the
+four-player ladder. A player does worse at a table that holds a copy of itself, and a
+reference's own card held its copy at three tables of four, so Casual's and
+``champion@1``'s cards rated them 48 and 58 points below their pins; in R's card R
+met J beside a second R, in J's card beside a second J, so no choice of pins could
+land every card (docs/benchmark.md).
 
 Any change to the rules, references, pins, game counts, seeds or scoring makes a
 new protocol version of its track; the old one stays as it was.
@@ -73,7 +79,7 @@ import numpy as np
 
 from rummy500.agents.base import Agent
 from rummy500.eval.arena import MatchResult, match_games
-from rummy500.eval.ratings import ELO_SCALE, pairwise
+from rummy500.eval.ratings import ELO_SCALE, bradley_terry, pairwise, to_elo
 from rummy500.eval.report import win_rate_by_deal
 from rummy500.eval.sealing import MatchSeeds, sealed_seed
 from rummy500.eval.shards import Entrant, Workers, cut, entrants, merge_results, run_shards
@@ -106,10 +112,20 @@ class Track:
 
     @property
     def tables(self) -> list[tuple[str, ...]]:
-        """The references beside the newcomer in each of its matches: every group of
-        ``players - 1`` of them, as the ladder seats every group of its agents (at two
-        seats one reference a match)."""
-        return list(itertools.combinations(self.pinned, self.players - 1))
+        """The references at the newcomer's table in each of its matches: first the one
+        it is measured against, then the company in the other seats, every group of
+        ``players - 2`` references, the same whoever the newcomer is (at two seats no
+        company: one reference a match)."""
+        return [
+            (name, *company)
+            for name in self.pinned
+            for company in itertools.combinations(self.pinned, self.players - 2)
+        ]
+
+
+def table_name(table: tuple[str, ...]) -> str:
+    """A table of ``Track.tables`` in words: its reference, then its company."""
+    return table[0] + (f" (beside {' and '.join(table[1:])})" if len(table) > 1 else "")
 
 
 TWO_SEATS = Track(
@@ -128,18 +144,18 @@ TWO_SEATS = Track(
 champion@1 expert@1 --games 100 --seed 20261205`` (mean 1500 over the five)."""
 
 FOUR_SEATS = Track(
-    protocol="rummy500-bench-4p/1",
+    protocol="rummy500-bench-4p/2",
     rules=Rules(players=4),
-    levels={"full": Level(games=360), "quick": Level(games=24)},
+    levels={"full": Level(games=168), "quick": Level(games=24)},
     pinned={
-        "random": 560.0,
-        "casual": 1518.0,
-        "sharp": 1886.0,
-        "champion@1": 2036.0,
+        "random": 759.0,
+        "casual": 1416.0,
+        "sharp": 1865.0,
+        "champion@1": 1960.0,
     },
 )
-"""Four players. Pinned by ``rummy500 ladder --no-defaults --agents random casual sharp
-champion@1 --players 4 --games 960 --seed 20261206`` (mean 1500 over the four)."""
+"""Four players. Pinned by the references' own cards, ``python scripts/pin_track.py
+--players 4 --seed 20261206 20261207`` (mean 1500 over the four)."""
 
 TRACKS = {track.players: track for track in (TWO_SEATS, FOUR_SEATS)}
 """The tracks by table size."""
@@ -230,7 +246,7 @@ def benchmark(
                     rows,
                     sum(m.n_games for m in matches),
                     stopped,
-                    ", ".join(table),
+                    table_name(table),
                 ),
                 **seeds.report_fields(),
             }
@@ -261,22 +277,24 @@ def reference_rows(
 ) -> tuple[list[dict], list[tuple[np.ndarray, np.ndarray]]]:
     """(a card's row for each reference met in ``matches``, the first matches of the
     track's tables; each match's ``(score [D, R], comparisons [D, R])`` by deal, one
-    column per reference of the track). A row's win rate is the newcomer's games won
-    at two seats; at more, the share of its games it finished ahead of the reference
-    (the ladder's head to head), each with its interval by deal."""
+    column per reference of the track). A row's win rate is the share of the games the
+    newcomer won against the reference (at four seats: finished ahead of it), with its
+    interval by deal."""
     names = list(track.pinned)
     scores, met = [], {name: [] for name in names}
     for table, match in zip(track.tables, matches):
         won, compared = deal_scores(match)
-        columns = [names.index(name) for name in table]
+        # Against the table's reference, in all its seats when the company holds it too.
+        won = won[:, [i for i, name in enumerate(table) if name == table[0]]].mean(axis=1)
         full_won, full_compared = (np.zeros((won.shape[0], len(names))) for _ in range(2))
-        full_won[:, columns], full_compared[:, columns] = won, compared
+        column = names.index(table[0])
+        full_won[:, column], full_compared[:, column] = won, compared[:, 0]
         scores.append((full_won, full_compared))
-        for i, name in enumerate(table):
-            met[name].append((match, won[:, i], compared[:, i]))
+        met[table[0]].append((match, won, compared[:, 0]))
+    whole = {name: sum(t[0] == name for t in track.tables) for name in names}
     rows = []
     for name in names:
-        if not met[name]:
+        if len(met[name]) < whole[name]:  # a run stopped before all its tables
             continue
         won = np.concatenate([w for _, w, _ in met[name]])
         compared = np.concatenate([n for _, _, n in met[name]])
@@ -374,6 +392,48 @@ def rating_interval(
         drawn = [fit_rating(games * c, games, pinned, prior=0.0) for c in chances]
         lo, hi = min(lo, np.percentile(drawn, 2.5)), max(hi, np.percentile(drawn, 97.5))
     return rating, float(lo), float(hi)
+
+
+def pins_from_cards(cards: list[dict]) -> dict[str, float]:
+    """The pins the references' own cards measure: cards of the references (each the
+    whole protocol, its rows' ``score`` and ``games``; one or more for each reference,
+    on other deals), each card's agent taken as the same player as the reference of
+    its name, and the ladder's fit (Bradley-Terry on the Elo scale, mean 1500) of all
+    the cards' comparisons of an agent with the other references; those of an agent
+    with its own copy say nothing of its rating.
+
+    Fitted against these pins each reference's cards rate it where the cards together
+    do; what remains between the two is what its cards' games say apart from the
+    others', within their interval.
+
+    >>> cards = [
+    ...     {"agent": "a", "references": [{"reference": "a", "score": 0.5, "games": 100},
+    ...                                   {"reference": "b", "score": 0.76, "games": 100}]},
+    ...     {"agent": "b", "references": [{"reference": "a", "score": 0.24, "games": 100},
+    ...                                   {"reference": "b", "score": 0.5, "games": 100}]},
+    ... ]
+    >>> {name: round(pin) for name, pin in pins_from_cards(cards).items()}
+    {'a': 1600, 'b': 1400}
+    """
+    names = list(dict.fromkeys(card["agent"] for card in cards))
+    known = {row["reference"] for card in cards for row in card["references"]}
+    if known - set(names):
+        raise ValueError(
+            "pins come from cards of every reference met: cards of "
+            f"{', '.join(names)} against {', '.join(sorted(known))}"
+        )
+    wins, games = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)))
+    for card in cards:
+        a = names.index(card["agent"])
+        for row in card["references"]:
+            b = names.index(row["reference"])
+            if b != a:
+                won = row["score"] * row["games"]
+                wins[a, b] += won
+                wins[b, a] += row["games"] - won
+                games[a, b] += row["games"]
+                games[b, a] += row["games"]
+    return dict(zip(names, to_elo(bradley_terry(wins, games)).tolist()))
 
 
 def summary_line(card: dict) -> str:

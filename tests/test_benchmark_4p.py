@@ -5,6 +5,7 @@ track left as it was."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import subprocess
 import sys
@@ -24,6 +25,8 @@ from rummy500.eval.benchmark import (
     Level,
     benchmark,
     deal_scores,
+    fit_rating,
+    pins_from_cards,
     rating_interval,
     reference_rows,
     track_for,
@@ -35,6 +38,8 @@ from rummy500.train.ppo import TrainResult
 from rummy_env.core import Rules
 
 pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CHEAP = ("random", "casual", "sharp")
 """References whose games cost next to nothing, for runs of the machinery."""
@@ -49,11 +54,11 @@ def cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def tiny(track, games: int):
-    """``track`` cut to the cheap references at a level of ``games`` games each."""
+def tiny(track, games: int, names: tuple[str, ...] = CHEAP):
+    """``track`` cut to the cheap references ``names`` at a level of ``games`` games each."""
     return dataclasses.replace(
         track,
-        pinned={name: track.pinned[name] for name in CHEAP},
+        pinned={name: track.pinned[name] for name in names},
         levels={"tiny": Level(games=games)},
     )
 
@@ -74,18 +79,21 @@ def card_of(track, workers: int, spec: str = "casual") -> dict:
 
 def test_each_table_size_has_its_own_pinned_track() -> None:
     assert TRACKS == {2: TWO_SEATS, 4: FOUR_SEATS}
-    assert FOUR_SEATS.protocol == "rummy500-bench-4p/1"
+    assert FOUR_SEATS.protocol == "rummy500-bench-4p/2"
     assert FOUR_SEATS.rules == Rules(players=4) and FOUR_SEATS.rules.target == 500
     assert list(FOUR_SEATS.pinned) == ["random", "casual", "sharp", "champion@1"]
     assert list(FOUR_SEATS.pinned.values()) == sorted(FOUR_SEATS.pinned.values())
     assert abs(np.mean(list(FOUR_SEATS.pinned.values())) - 1500) < 1  # the ladder's centre
     assert set(FOUR_SEATS.levels) == {"full", "quick"}
-    # The newcomer takes each reference's place at the references' own table.
-    assert FOUR_SEATS.tables == [
+    # The reference measured against, then the company: every pair of references.
+    assert len(FOUR_SEATS.tables) == 4 * 6
+    assert FOUR_SEATS.tables[:6] == [
+        ("random", "random", "casual"),
+        ("random", "random", "sharp"),
+        ("random", "random", "champion@1"),
         ("random", "casual", "sharp"),
         ("random", "casual", "champion@1"),
         ("random", "sharp", "champion@1"),
-        ("casual", "sharp", "champion@1"),
     ]
     assert TWO_SEATS.tables == [(name,) for name in TWO_SEATS.pinned]
 
@@ -132,12 +140,22 @@ def test_a_table_size_without_a_track_is_refused_in_one_line(players: str) -> No
     (line,) = done.stderr.strip().splitlines()
     assert "rummy500 benchmark: error:" in line and "Traceback" not in done.stderr
     if players.isdigit() and int(players) > 0:
-        assert f"no track for {players} players" in line and "rummy500-bench-4p/1" in line
+        assert f"no track for {players} players" in line and "rummy500-bench-4p/2" in line
 
 
 def test_the_python_function_refuses_a_table_size_without_a_track() -> None:
     with pytest.raises(ValueError, match="no track for 3 players"):
         rummy500.benchmark("sharp", "quick", players=3)
+
+
+def test_a_reference_meets_another_in_its_card_where_the_other_meets_it_in_its_own() -> None:
+    """R's card compares R with J at the tables {R, J, company}; J's card compares J with
+    R at the same tables, so the two cards measure one thing and can agree on pins."""
+    names = list(FOUR_SEATS.pinned)
+    for r, j in itertools.product(names, names):
+        in_r = sorted(tuple(sorted((r, *t))) for t in FOUR_SEATS.tables if t[0] == j)
+        in_j = sorted(tuple(sorted((j, *t))) for t in FOUR_SEATS.tables if t[0] == r)
+        assert in_r == in_j
 
 
 def test_four_seat_games_seat_the_newcomer_everywhere_in_every_order() -> None:
@@ -177,22 +195,23 @@ def test_the_fit_recovers_a_known_rating_from_four_seat_games(true: float) -> No
     rng = np.random.default_rng(int(true))
     pinned = FOUR_SEATS.pinned
     matches = [
-        synthetic_match([true, *(pinned[name] for name in table)], 360, rng)
+        synthetic_match([true, *(pinned[name] for name in table)], 168, rng)
         for table in FOUR_SEATS.tables
     ]
+    games = FOUR_SEATS.levels["full"].games
     for match in matches:  # four games a deal, one comparison a game with each reference
         won, compared = deal_scores(match)
-        assert won.shape == compared.shape == (90, 3) and (compared == 4).all()
+        assert won.shape == compared.shape == (games // 4, 3) and (compared == 4).all()
     rows, scores = reference_rows(FOUR_SEATS, matches)
-    assert [row["games"] for row in rows] == [3 * 360] * 4  # met at three tables of four
+    assert [row["games"] for row in rows] == [6 * games] * 4  # at six tables each
     rating, lo, hi = rating_interval(scores, np.array(list(pinned.values())))
     assert lo <= true <= hi and abs(rating - true) < 40 and hi - lo < 120
 
 
 def test_the_four_seat_card_is_the_same_at_one_worker_or_two() -> None:
-    track = tiny(FOUR_SEATS, 8)
+    track = tiny(FOUR_SEATS, 8, names=("random", "casual"))
     one, two = card_of(track, workers=1), card_of(track, workers=2)
-    assert one["protocol"] == "rummy500-bench-4p/1" and one["games"] == 24  # one table
+    assert one["protocol"] == "rummy500-bench-4p/2" and one["games"] == 2 * 12  # 2 tables
     for card in (one, two):
         card.pop("seconds"), card.pop("ms_per_decision")
     assert one == two
@@ -204,11 +223,11 @@ def test_the_four_player_card_prints_its_protocol_in_one_json_line() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     (line,) = done.stdout.strip().splitlines()
     card = json.loads(line)
-    assert card["protocol"] == "rummy500-bench-4p/1" and card["level"] == "quick"
+    assert card["protocol"] == "rummy500-bench-4p/2" and card["level"] == "quick"
     assert card["elo_lo"] <= card["elo"] <= card["elo_hi"]
     assert list(card["win_rate"]) == list(FOUR_SEATS.pinned)
-    assert card["games"] == 4 * FOUR_SEATS.levels["quick"].games
-    assert card["sealed"] is True and card["summary"].startswith("random: rummy500-bench-4p/1")
+    assert card["games"] == len(FOUR_SEATS.tables) * FOUR_SEATS.levels["quick"].games
+    assert card["sealed"] is True and card["summary"].startswith("random: rummy500-bench-4p/2")
 
 
 @pytest.mark.parametrize(
@@ -227,3 +246,70 @@ def test_a_finished_run_is_offered_the_track_of_its_rules(rules: Rules, offered)
         assert "rummy500 benchmark" not in summary
     else:
         assert f"  {offered}" in summary
+
+
+def reference_cards(true: dict[str, float], games: int, seed: int) -> list[dict]:
+    """The four-seat cards of references rated ``true`` (each as the newcomer against
+    every reference of the track, its copy included), from ``synthetic_match`` games."""
+    rng = np.random.default_rng(seed)
+    track = dataclasses.replace(FOUR_SEATS, pinned=true)
+    cards = []
+    for name, rating in true.items():
+        matches = [
+            synthetic_match([rating, *(true[other] for other in table)], games, rng)
+            for table in track.tables
+        ]
+        cards.append({"agent": name, "references": reference_rows(track, matches)[0]})
+    return cards
+
+
+def test_pins_from_the_references_own_cards_recover_their_ratings_and_land_them() -> None:
+    true = {"random": 1100.0, "casual": 1450.0, "sharp": 1750.0, "champion@1": 1900.0}
+    cards = reference_cards(true, 168, seed=5)
+    pins = pins_from_cards(cards)
+    assert abs(np.mean(list(pins.values())) - 1500.0) < 1e-6
+    for name, rating in true.items():  # the truth shifted to the pins' mean
+        assert abs(pins[name] - (rating - 50.0)) < 40, (name, pins[name], rating)
+    pinned = np.array(list(pins.values()))
+    for card in cards:  # each card, fitted at the pins, lands on its agent's pin
+        won = np.array([row["score"] * row["games"] for row in card["references"]])
+        games = np.array([float(row["games"]) for row in card["references"]])
+        assert abs(fit_rating(won, games, pinned) - pins[card["agent"]]) < 20
+
+
+def test_pins_need_a_card_for_every_reference_met() -> None:
+    cards = reference_cards({"a": 1500.0, "b": 1600.0, "c": 1700.0, "d": 1800.0}, 8, seed=1)
+    with pytest.raises(ValueError, match="cards of every reference met"):
+        pins_from_cards(cards[:3])
+
+
+def test_the_pinning_script_prints_the_pins_of_the_cards_it_finds(tmp_path: Path) -> None:
+    """A card already in OUT is read, not played again: here all four on each of two
+    seeds, so the script only fits and prints (playing them is what the track's published
+    pinning command does)."""
+    true = dict(zip(FOUR_SEATS.pinned, [1100.0, 1500.0, 1700.0, 1900.0]))
+    cards = reference_cards(true, 24, seed=2) + reference_cards(true, 24, seed=3)
+    for k, card in enumerate(cards):
+        card["games"] = sum(row["games"] for row in card["references"])
+        folder = tmp_path / f"seed_{1 + k // 4}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"card_{card['agent'].replace('@', '')}.json").write_text(json.dumps(card))
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "pin_track.py"), "--seed", "1", "2"]
+        + ["--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    scores, pins = done.stdout.split("| reference | pin |")
+    printed = {
+        cells[1]: float(cells[2])
+        for line in pins.splitlines()
+        if len(cells := [c.strip() for c in line.split("|")]) > 3 and cells[1] in true
+    }
+    assert printed == {name: round(pin) for name, pin in pins_from_cards(cards).items()}
+    assert printed != {name: round(pin) for name, pin in pins_from_cards(cards[:4]).items()}
+    casual = next(line for line in scores.splitlines() if line.startswith("| casual | 2 |"))
+    vs_sharp = next(r["score"] for r in cards[5]["references"] if r["reference"] == "sharp")
+    assert f"| {100 * vs_sharp:.1f}% |" in casual

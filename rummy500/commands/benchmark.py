@@ -4,7 +4,7 @@
 
 Plays AGENT (any agent spec) against the protocol's pinned references on its
 sealed deals (``rummy500.eval.benchmark``: protocol ``rummy500-bench/2`` at two
-seats, ``rummy500-bench-4p/1`` at four) and prints the report card: the table of
+seats, ``rummy500-bench-4p/2`` at four) and prints the report card: the table of
 matches, the rating with its interval and a one-line summary to quote. ``--json``
 prints one JSON line instead; ``--out DIR`` also writes benchmark.json and
 benchmark.md.
