@@ -43,9 +43,9 @@ table of four, its own version with its own scale:
   all of its seats when the company holds it too, averaged), the higher ahead, equal
   totals half each (``rummy500.eval.ratings.pairwise``); the company is not compared.
   Since the company does not depend on the newcomer, a reference R meets J in R's own
-  card at the very tables at which J meets R in J's: the references' cards agree
-  with one another, and each lands on its pin. A reference's row gives how often the
-  newcomer finished ahead of it;
+  card at the very tables at which J meets R in J's, so the references' cards agree
+  with one another and can share one set of pins. A reference's row gives how often
+  the newcomer finished ahead of it;
 * the references are ``random``, ``casual``, ``sharp`` and ``champion@1`` (the
   four-player checkpoint of release 1, which a later release does not change).
   ``expert@1`` is left out: its search at four seats makes a full card cost far more
@@ -63,10 +63,11 @@ four-player ladder. A player does worse at a table that holds a copy of itself, 
 reference's own card held its copy at three tables of four, so Casual's and
 ``champion@1``'s cards rated them 48 and 58 points below their pins; in R's card R
 met J beside a second R, in J's card beside a second J, so no choice of pins could
-land every card (docs/benchmark.md).
+land every card (docs/benchmark.md). It is withdrawn.
 
 Any change to the rules, references, pins, game counts, seeds or scoring makes a
-new protocol version of its track; the old one stays as it was.
+new protocol version of its track, so that the ratings of one version stay
+comparable with one another.
 """
 
 from __future__ import annotations
