@@ -423,18 +423,25 @@ def pins_from_cards(cards: list[dict]) -> dict[str, float]:
             "pins come from cards of every reference met: cards of "
             f"{', '.join(names)} against {', '.join(sorted(known))}"
         )
-    wins, games = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)))
+    won, compared = card_comparisons(cards, names)
+    others = ~np.eye(len(names), dtype=bool)  # a newcomer against its own copy: no evidence
+    wins = np.where(others, won + (compared - won).T, 0.0)
+    games = np.where(others, compared + compared.T, 0.0)
+    return dict(zip(names, to_elo(bradley_terry(wins, games)).tolist()))
+
+
+def card_comparisons(cards: list[dict], names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(won [k, k], compared [k, k]): how often the newcomer of the cards of agent
+    ``names[a]`` finished ahead of reference ``names[b]`` (a row's ``score`` times its
+    ``games``) in how many comparisons, summed over the cards of each agent."""
+    won, compared = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)))
     for card in cards:
         a = names.index(card["agent"])
         for row in card["references"]:
             b = names.index(row["reference"])
-            if b != a:
-                won = row["score"] * row["games"]
-                wins[a, b] += won
-                wins[b, a] += row["games"] - won
-                games[a, b] += row["games"]
-                games[b, a] += row["games"]
-    return dict(zip(names, to_elo(bradley_terry(wins, games)).tolist()))
+            won[a, b] += row["score"] * row["games"]
+            compared[a, b] += row["games"]
+    return won, compared
 
 
 def summary_line(card: dict) -> str:

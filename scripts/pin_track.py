@@ -3,10 +3,9 @@
 Plays each reference of the track at ``--players`` seats through the whole protocol
 (``rummy500.eval.benchmark``) on the published deals of each ``--seed`` (the agents'
 root the same number), writes each card to ``OUT/seed_S/card_NAME.json`` and ``.md``,
-and prints
-each card's score against each reference, the pins the cards measure together
-(``pins_from_cards``) and the rating each card gives its reference at those pins, as
-Markdown tables::
+and prints each card's score against each reference, the pins the cards measure
+together (``pins_from_cards``) and the rating each reference's cards give it at those
+pins, as Markdown tables::
 
     python scripts/pin_track.py --players 4 --seed 20261206 20261207 --workers 2 --out pins/
 
@@ -26,6 +25,7 @@ import numpy as np
 from rummy500.agents.registry import make_agent
 from rummy500.eval.benchmark import (
     benchmark,
+    card_comparisons,
     card_markdown,
     fit_rating,
     pins_from_cards,
@@ -105,14 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     print("| reference | pin | its cards' rating at the pins |")
     print("| --- | ---: | ---: |")
     pinned = np.array([pins[name] for name in names])
-    for name in names:
-        won, games = np.zeros(len(names)), np.zeros(len(names))
-        for card in cards:
-            if card["agent"] == name:
-                for row in card["references"]:
-                    won[names.index(row["reference"])] += row["score"] * row["games"]
-                    games[names.index(row["reference"])] += row["games"]
-        print(f"| {name} | {pins[name]:.0f} | {fit_rating(won, games, pinned):.0f} |")
+    won, compared = card_comparisons(cards, names)
+    for a, name in enumerate(names):
+        print(f"| {name} | {pins[name]:.0f} | {fit_rating(won[a], compared[a], pinned):.0f} |")
     return 0
 
 
