@@ -64,16 +64,24 @@ class _PolicyValue(nn.Module):
 
     def __init__(self, trunk_out: int, n_actions: int) -> None:
         super().__init__()
+        self.trunk_out = trunk_out
+        """Width of ``features``: what the heads (and a training run's auxiliary heads) read."""
         self.actor = _layer(trunk_out, n_actions, gain=0.01)
         self.critic = _layer(trunk_out, 1, gain=1.0)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    def heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """([n, A] policy logits, [n] float32 values, [n, trunk_out] the trunk's features)
+        of [n, D] observations."""
+        features = self.features(obs)
+        return self.actor(features), self.critic(features).squeeze(-1).float(), features
+
     def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """([n, A] policy logits, [n] float32 values) of [n, D] observations."""
-        hidden = self.features(obs)
-        return self.actor(hidden), self.critic(hidden).squeeze(-1).float()
+        logits, value, _ = self.heads(obs)
+        return logits, value
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.features(obs)).squeeze(-1).float()
@@ -178,13 +186,13 @@ class CardGridPolicy(_PolicyValue):
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         return self.trunk(torch.cat([obs, self.card_filters(obs).flatten(1)], dim=1))
 
-    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         cards = self.card_filters(obs)
-        hidden = self.trunk(torch.cat([obs, cards.flatten(1)], dim=1))
-        logits = self.actor(hidden)
+        features = self.trunk(torch.cat([obs, cards.flatten(1)], dim=1))
+        logits = self.actor(features)
         scores = self.card_actor(cards).flatten(1).to(logits.dtype)  # [n, kinds * 52]
         logits = logits.index_add(1, self.card_action_ids.flatten(), scores)
-        return logits, self.critic(hidden).squeeze(-1).float()
+        return logits, self.critic(features).squeeze(-1).float(), features
 
 
 def card_actions(rules: Rules) -> torch.Tensor:

@@ -48,6 +48,7 @@ RANGES: dict[str, Range] = {
     "clip_coef": POSITIVE,
     "ent_coef": AT_LEAST_0,
     "vf_coef": AT_LEAST_0,
+    "hand_coef": AT_LEAST_0,
     "max_grad_norm": POSITIVE,
     "target_kl": AT_LEAST_0,
     "self_play": SHARE,
@@ -98,7 +99,8 @@ class TrainConfig:
     """Reward per seat: ``points_diff`` (hand score minus the others' mean, /100),
     ``points`` or ``win`` (see rummy_env/envs/episode.py)."""
     arch: str = "mlp"
-    """Network: ``mlp`` or ``cards`` (card embeddings with self-attention)."""
+    """Network: ``mlp`` or ``cards`` (the MLP beside filters over the cards shared by
+    every suit and rank: agents/torch_policy.py)."""
     arch_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments of the network, e.g. {hidden: [256, 256]}."""
     init_from: str = ""
@@ -113,6 +115,9 @@ class TrainConfig:
     """Where the value estimate comes from: ``shared`` (the policy network's own value
     head) or ``oracle`` (a separate network that also sees every hand and the stock,
     for training only: train/oracle_critic.py)."""
+    hand_coef: float = 0.0
+    """Weight of the auxiliary loss of predicting which cards the other seats hold from
+    the policy's trunk (train/hand_prediction.py); 0: no such target."""
     learning_rate: float = 3e-4
     """Adam step size at the start of training."""
     anneal_lr: bool = True

@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch import nn, optim
 
-from rummy500.agents.distributions import LegalActions
+from rummy500.agents.distributions import LegalActions, MaskedCategorical
 from rummy500.agents.registry import make_agent
 from rummy500.agents.torch_policy import TorchAgent, build_policy
 from rummy500.agents.widen import widen
@@ -52,6 +52,7 @@ from .advantages import turn_based_gae
 from .config import TrainConfig
 from .config_checks import ConfigError
 from .evaluation import evaluate
+from .hand_prediction import HandPredictor
 from .interrupt import StopOnSignal
 from .league import SELF, League, SeatControl
 from .oracle_critic import OracleCritic, hidden_cards, hidden_size
@@ -119,8 +120,8 @@ class Rollout:
     ):
         self.codes = torch.zeros((t, b, obs_dim), dtype=torch.uint8, device=device)
         self.hidden = torch.zeros((t, b, hidden_dim), dtype=torch.uint8, device=device)
-        """The oracle critic's view of each decision (train/oracle_critic.py); width 0
-        without one."""
+        """The whole deal at each decision (``oracle_critic.hidden_cards``), for the oracle
+        critic and the hand prediction; width 0 in a run with neither."""
         self.numbers = torch.zeros((t, b, number_dim), device=device)
         self.masks = torch.zeros((t, b, n_actions), dtype=torch.bool, device=device)
         self.actions = torch.zeros((t, b), dtype=torch.long, device=device)
@@ -178,6 +179,8 @@ class Run:
     seat: np.ndarray
     critic: OracleCritic | None = None
     """The oracle critic (``critic: oracle``); None: the policy's value head serves."""
+    hands: HandPredictor | None = None
+    """The auxiliary hand prediction (``hand_coef`` > 0); None: no such target."""
     global_step: int = 0
     best_score: float = -1.0
     lock: Any = None
@@ -189,6 +192,12 @@ class Run:
         frozen.load_state_dict(weights)
         return TorchAgent(frozen.eval(), self.rules, name, device=self.device, seed=seed)
 
+    @property
+    def deal_width(self) -> int:
+        """Width of the whole deal the run records at each decision: ``hidden_size`` where
+        the oracle critic or the hand prediction reads it, else 0."""
+        return 0 if self.critic is None and self.hands is None else hidden_size(self.rules)
+
     def values(
         self,
         obs: torch.Tensor,
@@ -196,16 +205,18 @@ class Run:
         rows: np.ndarray,
         policy_values: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """(values [n], the oracle's view uint8 [n, H]) of seat ``seats[i]``'s decision in
-        game ``rows[i]``, ``obs`` its observations: the oracle critic's where the run has
-        one, else ``policy_values`` (or the policy's value head)."""
-        if self.critic is None:
-            values = self.policy.get_value(obs) if policy_values is None else policy_values
-            return values, torch.zeros((rows.size, 0), dtype=torch.uint8, device=self.device)
-        hidden = torch.as_tensor(
-            hidden_cards(self.rules, self.env.state, seats, rows), device=self.device
-        )
-        return self.critic(obs, hidden), hidden
+        """(values [n], the whole deal uint8 [n, deal_width]) of seat ``seats[i]``'s
+        decision in game ``rows[i]``, ``obs`` its observations: the oracle critic's values
+        where the run has one, else ``policy_values`` (or the policy's value head)."""
+        if self.deal_width:
+            deal = hidden_cards(self.rules, self.env.state, seats, rows)
+            hidden = torch.as_tensor(deal, device=self.device)
+        else:
+            hidden = torch.zeros((rows.size, 0), dtype=torch.uint8, device=self.device)
+        if self.critic is not None:
+            return self.critic(obs, hidden), hidden
+        values = self.policy.get_value(obs) if policy_values is None else policy_values
+        return values, hidden
 
     def save(self, path: Path, update: int) -> None:
         """A checkpoint of the weights and of all a resumed run needs to go on as this one;
@@ -213,11 +224,12 @@ class Run:
         holds one."""
         weights = {
             **self.policy.state_dict(),
-            **(
-                {}
-                if self.critic is None
-                else {f"critic.{k}": w for k, w in self.critic.state_dict().items()}
-            ),
+            **{
+                f"{name}.{k}": w
+                for name, part in (("critic", self.critic), ("hands", self.hands))
+                if part is not None
+                for k, w in part.state_dict().items()
+            },
         }
         broken = [
             name
@@ -241,6 +253,7 @@ class Run:
                 "update": update,
                 "best_score": self.best_score,
                 "critic": None if self.critic is None else self.critic.state_dict(),
+                "hands": None if self.hands is None else self.hands.state_dict(),
                 "run_state": capture(self.league, self.seating, self.env, self.rng, self.device),
             },
         )
@@ -282,7 +295,8 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     critic = None
     if cfg.critic == "oracle":
         critic = OracleCritic(env.observation_size, hidden_size(rules)).to(device)
-    trained = [*policy.parameters(), *([] if critic is None else critic.parameters())]
+    hands = HandPredictor(policy.trunk_out).to(device) if cfg.hand_coef > 0 else None
+    trained = [p for part in (policy, critic, hands) if part is not None for p in part.parameters()]
     optimizer = optim.Adam(trained, lr=cfg.learning_rate, eps=1e-5)
     league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
     for name in cfg.opponents:
@@ -305,6 +319,7 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
         mask,
         seat,
         critic=critic,
+        hands=hands,
         lock=lock,
     )
     if payload is None:
@@ -314,6 +329,8 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     policy.load_state_dict(payload["state_dict"])
     if critic is not None:
         critic.load_state_dict(payload["extra"]["critic"])
+    if hands is not None:
+        hands.load_state_dict(payload["extra"]["hands"])
     optimizer.load_state_dict(payload["extra"]["optimizer"])
     run.global_step = int(payload["global_step"])
     run.best_score = float(payload["extra"]["best_score"])
@@ -367,7 +384,7 @@ def train_run(run: Run, resume: str | Path | None) -> TrainResult:
         run.obs.numbers.shape[1],
         run.env.num_actions,
         run.device,
-        0 if run.critic is None else hidden_size(run.rules),
+        run.deal_width,
     )
     clock = StageTimer()
     last_eval: dict[str, dict[str, float]] = {}
@@ -614,6 +631,7 @@ def ppo_update(
             "approx_kl",
             "clipfrac",
             "grad_norm",
+            *(() if run.hands is None else ("hand_loss",)),
         )
     }
     for _epoch in range(cfg.update_epochs):
@@ -624,12 +642,16 @@ def ppo_update(
             mb_obs = widen(
                 run.rules, all_codes.index_select(0, mb_rows), all_numbers.index_select(0, mb_rows)
             )
+            mb_deal = all_hidden.index_select(0, mb_rows)
             with network_precision(run.precision, device):
-                _, newlogprob, entropy, newvalue = policy.get_action_and_value(
-                    mb_obs, None, b_actions[mb], legal=b_legal.rows(mb)
-                )
+                logits, newvalue, features = policy.heads(mb_obs)
+                dist = MaskedCategorical(logits, legal=b_legal.rows(mb))
+                newlogprob, entropy = dist.log_prob(b_actions[mb]), dist.entropy()
                 if run.critic is not None:
-                    newvalue = run.critic(mb_obs, all_hidden.index_select(0, mb_rows))
+                    newvalue = run.critic(mb_obs, mb_deal)
+                hand_loss = (
+                    None if run.hands is None else run.hands.loss(run.rules, features, mb_deal)
+                )
             logratio = newlogprob - b_logprobs[mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -658,6 +680,9 @@ def ppo_update(
                 v_loss = 0.5 * ((newvalue - b_returns[mb]) ** 2).mean()
             entropy_loss = entropy.mean()
             loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+            if hand_loss is not None:
+                loss = loss + cfg.hand_coef * hand_loss
+                minibatch["hand_loss"].append(hand_loss.item())
             run.optimizer.zero_grad()
             loss.backward()
             grad_norm = nn.utils.clip_grad_norm_(
