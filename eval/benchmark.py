@@ -28,7 +28,7 @@ could use to rebuild every hand; version 2 changes only that, so the ratings of 
 stand on one scale, and a run of version 1 is replayed by giving its seed as both
 seeds (``seeds=MatchSeeds(500001, 500001, False)``).
 
-``rummy500-bench-4p/2`` (``FOUR_SEATS``, four players), the same procedure at a
+``rummy500-bench-4p/3`` (``FOUR_SEATS``, four players), the same procedure at a
 table of four, its own version with its own scale:
 
 * standard rules for four players (one deck, seven cards each), games to 500;
@@ -51,9 +51,10 @@ table of four, its own version with its own scale:
   ``expert@1`` is left out: its search at four seats makes a full card cost far more
   than an hour of CPU (docs/benchmark.md gives the measurement);
 * the pins are what the references' own cards measure (``pins_from_cards``,
-  measured by ``python scripts/pin_track.py --players 4 --seed 20261206 20261207``): the
-  ladder's fit (Bradley-Terry on the Elo scale, mean 1500) of every card's games
-  against the other references, each card's agent the reference of its name;
+  measured by ``python scripts/pin_track.py --players 4 --seed 20261206 20261207
+  20261208 20261209``): the ladder's fit (Bradley-Terry on the Elo scale, mean 1500)
+  of every card's games against the other references, each card's agent the
+  reference of its name;
 * ``full`` plays 168 games at each table (42 deals; 4,032 games, 1,008 against
   each reference), ``quick`` 24.
 
@@ -63,7 +64,9 @@ four-player ladder. A player does worse at a table that holds a copy of itself, 
 reference's own card held its copy at three tables of four, so Casual's and
 ``champion@1``'s cards rated them 48 and 58 points below their pins; in R's card R
 met J beside a second R, in J's card beside a second J, so no choice of pins could
-land every card (docs/benchmark.md). It is withdrawn.
+land every card (docs/benchmark.md). It is withdrawn. Version 2 was version 3 pinned
+on the deals of the first two seeds only: one seed's pins move by about ten points,
+as much as half a card's interval, so version 3 pins on four.
 
 Any change to the rules, references, pins, game counts, seeds or scoring makes a
 new protocol version of its track, so that the ratings of one version stay
@@ -91,7 +94,8 @@ from rummy_env.core.names import table_cell
 
 @dataclass(frozen=True)
 class Level:
-    """How much a run of the protocol plays: ``games`` against each reference."""
+    """How much a run of the protocol plays: ``games`` at each of the track's tables (at
+    two seats a table is one reference)."""
 
     games: int
 
@@ -145,18 +149,18 @@ TWO_SEATS = Track(
 champion@1 expert@1 --games 100 --seed 20261205`` (mean 1500 over the five)."""
 
 FOUR_SEATS = Track(
-    protocol="rummy500-bench-4p/2",
+    protocol="rummy500-bench-4p/3",
     rules=Rules(players=4),
     levels={"full": Level(games=168), "quick": Level(games=24)},
     pinned={
-        "random": 759.0,
-        "casual": 1416.0,
-        "sharp": 1865.0,
-        "champion@1": 1960.0,
+        "random": 764.0,
+        "casual": 1423.0,
+        "sharp": 1860.0,
+        "champion@1": 1953.0,
     },
 )
 """Four players. Pinned by the references' own cards, ``python scripts/pin_track.py
---players 4 --seed 20261206 20261207`` (mean 1500 over the four)."""
+--players 4 --seed 20261206 20261207 20261208 20261209`` (mean 1500 over the four)."""
 
 TRACKS = {track.players: track for track in (TWO_SEATS, FOUR_SEATS)}
 """The tracks by table size."""

@@ -205,7 +205,7 @@ def benchmark(
     address: str | None = None,
 ) -> dict:
     """The report card of ``agent`` under the benchmark protocol's track at ``players``
-    seats (2: ``rummy500-bench/2``, 4: ``rummy500-bench-4p/2``; any other count is a
+    seats (2: ``rummy500-bench/2``, 4: ``rummy500-bench-4p/3``; any other count is a
     one-line ``ValueError``; ``rummy500.eval.benchmark``): ``card["elo"]``,
     ``card["elo_lo"]``, ``card["elo_hi"]``, ``card["win_rate"][reference]`` and
     ``card["summary"]``, the line to quote;

@@ -1,4 +1,4 @@
-"""Measure a benchmark track's pins: every reference's own card, and the pins they fix.
+r"""Measure a benchmark track's pins: every reference's own card, and the pins they fix.
 
 Plays each reference of the track at ``--players`` seats through the whole protocol
 (``rummy500.eval.benchmark``) on the published deals of each ``--seed`` (the agents'
@@ -7,7 +7,8 @@ and prints each card's score against each reference, the pins the cards measure
 together (``pins_from_cards``) and the rating each reference's cards give it at those
 pins, as Markdown tables::
 
-    python scripts/pin_track.py --players 4 --seed 20261206 20261207 --workers 2 --out pins/
+    python scripts/pin_track.py --players 4 --seed 20261206 20261207 20261208 20261209 \
+        --workers 2 --out pins/
 
 A card already in OUT (a run stopped part way) is read, not played again. The cards'
 raw results do not depend on the pins the track holds today, only their ratings do.

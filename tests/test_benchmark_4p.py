@@ -79,7 +79,7 @@ def card_of(track, workers: int, spec: str = "casual") -> dict:
 
 def test_each_table_size_has_its_own_pinned_track() -> None:
     assert TRACKS == {2: TWO_SEATS, 4: FOUR_SEATS}
-    assert FOUR_SEATS.protocol == "rummy500-bench-4p/2"
+    assert FOUR_SEATS.protocol == "rummy500-bench-4p/3"
     assert FOUR_SEATS.rules == Rules(players=4) and FOUR_SEATS.rules.target == 500
     assert list(FOUR_SEATS.pinned) == ["random", "casual", "sharp", "champion@1"]
     assert list(FOUR_SEATS.pinned.values()) == sorted(FOUR_SEATS.pinned.values())
@@ -140,7 +140,7 @@ def test_a_table_size_without_a_track_is_refused_in_one_line(players: str) -> No
     (line,) = done.stderr.strip().splitlines()
     assert "rummy500 benchmark: error:" in line and "Traceback" not in done.stderr
     if players.isdigit() and int(players) > 0:
-        assert f"no track for {players} players" in line and "rummy500-bench-4p/2" in line
+        assert f"no track for {players} players" in line and "rummy500-bench-4p/3" in line
 
 
 def test_the_python_function_refuses_a_table_size_without_a_track() -> None:
@@ -211,7 +211,7 @@ def test_the_fit_recovers_a_known_rating_from_four_seat_games(true: float) -> No
 def test_the_four_seat_card_is_the_same_at_one_worker_or_two() -> None:
     track = tiny(FOUR_SEATS, 8, names=("random", "casual"))
     one, two = card_of(track, workers=1), card_of(track, workers=2)
-    assert one["protocol"] == "rummy500-bench-4p/2" and one["games"] == 2 * 12  # 2 tables
+    assert one["protocol"] == "rummy500-bench-4p/3" and one["games"] == 2 * 12  # 2 tables
     for card in (one, two):
         card.pop("seconds"), card.pop("ms_per_decision")
     assert one == two
@@ -223,11 +223,11 @@ def test_the_four_player_card_prints_its_protocol_in_one_json_line() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     (line,) = done.stdout.strip().splitlines()
     card = json.loads(line)
-    assert card["protocol"] == "rummy500-bench-4p/2" and card["level"] == "quick"
+    assert card["protocol"] == "rummy500-bench-4p/3" and card["level"] == "quick"
     assert card["elo_lo"] <= card["elo"] <= card["elo_hi"]
     assert list(card["win_rate"]) == list(FOUR_SEATS.pinned)
     assert card["games"] == len(FOUR_SEATS.tables) * FOUR_SEATS.levels["quick"].games
-    assert card["sealed"] is True and card["summary"].startswith("random: rummy500-bench-4p/2")
+    assert card["sealed"] is True and card["summary"].startswith("random: rummy500-bench-4p/3")
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@
 
 Plays AGENT (any agent spec) against the protocol's pinned references on its
 sealed deals (``rummy500.eval.benchmark``: protocol ``rummy500-bench/2`` at two
-seats, ``rummy500-bench-4p/2`` at four) and prints the report card: the table of
+seats, ``rummy500-bench-4p/3`` at four) and prints the report card: the table of
 matches, the rating with its interval and a one-line summary to quote. ``--json``
 prints one JSON line instead; ``--out DIR`` also writes benchmark.json and
 benchmark.md.
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the quick level: "
         + ", ".join(
-            f"{t.levels['quick'].games} games a reference instead of {t.levels['full'].games} "
+            f"{t.levels['quick'].games} games a table instead of {t.levels['full'].games} "
             f"at {p} seats"
             for p, t in TRACKS.items()
         )
