@@ -20,6 +20,7 @@ from rummy500.train.hand_prediction import HandPredictor, held_by_others
 from rummy500.train.oracle_critic import hidden_cards
 from rummy500.train.ppo import start_run, train
 from rummy_env.core import Rules, observe
+from tests.test_oracle_critic import tiny_run
 
 pytestmark = pytest.mark.slow
 
@@ -74,20 +75,7 @@ def test_a_run_with_the_hand_target_logs_it_saves_a_plain_policy_and_resumes(
 ) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    overrides = [
-        "hand_coef=0.5",
-        "total_steps=4096",
-        "num_envs=16",
-        "num_steps=64",
-        "eval_every=0",
-        "snapshot_every=0",
-        "torch_threads=1",
-        "progress=false",
-        "rules.target=100",
-        f"run_dir={tmp_path}",
-        "arch_kwargs={hidden: [32]}",
-    ]
-    cfg = load_config("quickstart", overrides)
+    cfg = load_config("quickstart", tiny_run("hand_coef=0.5", 4096, tmp_path))
     result = train(cfg)
     payload = torch.load(result.run_dir / "last.pt", weights_only=False)
     saved_head = payload["extra"]["hands"]
@@ -100,7 +88,7 @@ def test_a_run_with_the_hand_target_logs_it_saves_a_plain_policy_and_resumes(
     events.Reload()
     losses = [e.value for e in events.Scalars("losses/hand_loss")]
     assert losses and all(0.0 < v < 1.0 for v in losses)
-    more = load_config("quickstart", [*overrides[:1], "total_steps=6144", *overrides[2:]])
+    more = load_config("quickstart", tiny_run("hand_coef=0.5", 6144, tmp_path))
     run = start_run(more, resume=result.run_dir)
     try:
         assert run.hands is not None

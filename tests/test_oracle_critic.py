@@ -58,12 +58,12 @@ def test_the_critic_sees_what_the_seat_cannot_and_the_policy_does_not() -> None:
         )
 
 
-def test_a_run_with_the_oracle_critic_plays_and_resumes_without_hidden_input(
-    tmp_path: Path,
-) -> None:
-    overrides = [
-        "critic=oracle",
-        "total_steps=4096",
+def tiny_run(knob: str, total_steps: int, run_dir: Path) -> list[str]:
+    """Overrides of the quickstart for a run of a few seconds with ``knob`` set: small
+    batches, a small network, games to 100, no evaluation."""
+    return [
+        knob,
+        f"total_steps={total_steps}",
         "num_envs=16",
         "num_steps=64",
         "eval_every=0",
@@ -71,10 +71,15 @@ def test_a_run_with_the_oracle_critic_plays_and_resumes_without_hidden_input(
         "torch_threads=1",
         "progress=false",
         "rules.target=100",
-        f"run_dir={tmp_path}",
+        f"run_dir={run_dir}",
         "arch_kwargs={hidden: [32]}",
     ]
-    cfg = load_config("quickstart", overrides)
+
+
+def test_a_run_with_the_oracle_critic_plays_and_resumes_without_hidden_input(
+    tmp_path: Path,
+) -> None:
+    cfg = load_config("quickstart", tiny_run("critic=oracle", 4096, tmp_path))
     result = train(cfg)
     payload = torch.load(result.run_dir / "last.pt", weights_only=False)
     assert payload["extra"]["critic"] is not None
@@ -87,6 +92,6 @@ def test_a_run_with_the_oracle_critic_plays_and_resumes_without_hidden_input(
     agent = make_agent(f"ckpt:{result.run_dir / 'last.pt'}", rules)
     match = play_match(rules, [agent, make_agent("random", rules)], games=2, progress=False)
     assert match.n_games == 2
-    more = load_config("quickstart", [*overrides[:1], "total_steps=6144", *overrides[2:]])
+    more = load_config("quickstart", tiny_run("critic=oracle", 6144, tmp_path))
     resumed = train(more, resume=result.run_dir)
     assert resumed.global_step > result.global_step
