@@ -27,6 +27,7 @@ from rummy500.agents.base import Decision
 from rummy500.agents.registry import make_agent
 from rummy500.agents.torch_policy import build_policy
 from rummy500.eval.arena import match_games, play_games
+from rummy500.train.distill import Labels, fit
 from rummy500.train.run_folder import save_checkpoint
 from rummy_env.core import Rules, action_layout, check_seed, encode, observation_size
 
@@ -51,8 +52,9 @@ class KeepingSharp:
         return action
 
 
-def collect(rules: Rules, decisions: int, seed: int) -> tuple[np.ndarray, ...]:
-    """(obs, mask, action) of the first ``decisions`` choices of Sharp against Sharp."""
+def collect(rules: Rules, decisions: int, seed: int) -> Labels:
+    """The first ``decisions`` choices of Sharp against Sharp, as hard labels (each
+    decision's one candidate the action Sharp played)."""
     keeper = KeepingSharp(rules, seed)
     rival = make_agent("sharp", rules, seed + 1)
     first_deal = 0
@@ -62,34 +64,18 @@ def collect(rules: Rules, decisions: int, seed: int) -> tuple[np.ndarray, ...]:
             rules, [keeper, rival], lineups, deals, seed + first_deal, progress=False
         ).raise_if_stopped("the collection")
         first_deal += 50
-    return tuple(
+    obs, mask, action = (
         np.concatenate(part)[:decisions] for part in (keeper.obs, keeper.mask, keeper.action)
     )
-
-
-def fit(policy: torch.nn.Module, data: tuple[np.ndarray, ...], epochs: int, seed: int) -> None:
-    """Cross-entropy toward Sharp's actions, printing the held-out agreement each epoch."""
-    obs, mask, action = (torch.as_tensor(part) for part in data)
-    rng = np.random.default_rng([seed, 5])
-    order = rng.permutation(action.shape[0])
-    test, train = order[: order.size // 20], order[order.size // 20 :]
-    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
-
-    def log_probs(rows: np.ndarray) -> torch.Tensor:
-        logits = policy.logits_and_value(obs[rows])[0].float()
-        return torch.log_softmax(logits.masked_fill(~mask[rows], torch.finfo(logits.dtype).min), -1)
-
-    for epoch in range(1, epochs + 1):
-        rng.shuffle(train)
-        for start in range(0, train.size, 512):
-            rows = train[start : start + 512]
-            loss = -log_probs(rows).gather(-1, action[rows][:, None]).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        with torch.no_grad():
-            agree = (log_probs(test).argmax(-1) == action[test]).float().mean().item()
-        print(f"imitate_sharp: epoch {epoch}: held-out agreement with Sharp {agree:.3f}")
+    return Labels(
+        obs=obs,
+        mask=mask,
+        action=action,
+        proposed=action,
+        searched=np.zeros(decisions, bool),
+        candidates=action[:, None],
+        gains=np.zeros((decisions, 1), np.float32),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,13 +95,18 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     started = time.perf_counter()
-    data = collect(rules, args.decisions, args.seed)
+    labels = collect(rules, args.decisions, args.seed)
     print(f"imitate_sharp: {args.decisions:,} decisions in {time.perf_counter() - started:.0f} s")
     torch.manual_seed(args.seed)
     policy = build_policy(
         "mlp", rules, observation_size(rules), action_layout(rules).size, hidden=args.hidden
     )
-    fit(policy, data, args.epochs, args.seed)
+    for row in fit(policy, labels, args.epochs, lr=1e-3, seed=args.seed, held_out=0.05)[1:]:
+        print(
+            "imitate_sharp: epoch {epoch}: held-out agreement with Sharp {agree_all:.3f}".format(
+                **row
+            )
+        )
     target = save_checkpoint(
         Path(args.out),
         policy,
