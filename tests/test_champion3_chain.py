@@ -8,21 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_support import ROOT, run_script
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "champion3.py"
-
 
 def chain(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_script("champion3.py", *args)
 
 
 def test_every_stage_trains_from_the_one_before_and_a_rerun_skips_them(tmp_path: Path) -> None:

@@ -8,11 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_support import ROOT, run_script
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "fixed_budget_curves.py"
 
 
 def play(out: Path, seed: int, duplicate: bool = True) -> dict:
@@ -26,9 +24,7 @@ def play(out: Path, seed: int, duplicate: bool = True) -> dict:
 
 
 def curves(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=300
-    )
+    return run_script("fixed_budget_curves.py", *args, timeout=300)
 
 
 def test_the_table_and_the_plot_hold_every_reports_win_rate(tmp_path: Path) -> None:

@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from script_support import run_script
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "imitate_sharp.py"
-
 
 def imitate(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_script("imitate_sharp.py", *args)
 
 
 def test_the_fit_learns_sharps_choices_and_plays_as_a_checkpoint(tmp_path: Path) -> None:
