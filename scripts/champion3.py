@@ -122,8 +122,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--scale {args.scale} must be above 0 and at most 1")
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {args.out} is a file, not a folder")
-    args.out.mkdir(parents=True, exist_ok=True)
-    return run_chain(args.out, args.scale)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        return run_chain(args.out, args.scale)
+    except OSError as e:  # a full disk or a read-only folder: finished stages are kept
+        print(
+            f"champion3: cannot write {e.filename or args.out}: {e.strerror or e}", file=sys.stderr
+        )
+        return 1
 
 
 if __name__ == "__main__":

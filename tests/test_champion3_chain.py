@@ -60,3 +60,15 @@ def test_a_scale_outside_its_range_gets_one_line(tmp_path: Path, scale: float) -
     assert f"--scale {scale} must be above 0 and at most 1" in done.stderr
     assert "Traceback" not in done.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_an_out_folder_that_cannot_be_made_gets_one_line(tmp_path: Path) -> None:
+    (tmp_path / "a_file").write_text("")
+    under_a_file = chain("--out", tmp_path / "a_file" / "chain", "--scale", 0.0001)
+    assert under_a_file.returncode == 1
+    assert under_a_file.stderr.strip().splitlines() == [
+        f"champion3: cannot write {tmp_path / 'a_file' / 'chain'}: Not a directory"
+    ]
+    a_file = chain("--out", tmp_path / "a_file", "--scale", 0.0001)
+    assert a_file.returncode == 2
+    assert "is a file, not a folder" in a_file.stderr and "Traceback" not in a_file.stderr
