@@ -17,12 +17,12 @@ optimizer's state).
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from rummy500.commands.train import main as train_main
+from rummy_env.core.records import write_whole
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,7 @@ def run_chain(out: Path, scale: float) -> int:
         runs = sorted(
             (out / "runs" / stage.name).glob("*/last.pt"), key=lambda p: p.stat().st_mtime
         )
-        partial = done.with_suffix(".pt.part")
-        shutil.copyfile(runs[-1], partial)
-        partial.replace(done)  # whole or absent, even when the copy is cut short
+        write_whole(done, runs[-1].read_bytes())  # whole or absent, even on a full disk
     print(f"release 3's network: {out / (STAGES[-1].name + '.pt')}")
     return 0
 

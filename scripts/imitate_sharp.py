@@ -102,11 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         "mlp", rules, observation_size(rules), action_layout(rules).size, hidden=args.hidden
     )
     for row in fit(policy, labels, args.epochs, lr=1e-3, seed=args.seed, held_out=0.05)[1:]:
-        print(
-            "imitate_sharp: epoch {epoch}: held-out agreement with Sharp {agree_all:.3f}".format(
-                **row
-            )
-        )
+        agree = row["agree_all"]
+        print(f"imitate_sharp: epoch {row['epoch']}: held-out agreement with Sharp {agree:.3f}")
     target = save_checkpoint(
         Path(args.out),
         policy,
