@@ -49,6 +49,8 @@ RANGES: dict[str, Range] = {
     "ent_coef": AT_LEAST_0,
     "vf_coef": AT_LEAST_0,
     "hand_coef": AT_LEAST_0,
+    "teacher_coef": AT_LEAST_0,
+    "teacher_until": SHARE,
     "max_grad_norm": POSITIVE,
     "target_kl": AT_LEAST_0,
     "self_play": SHARE,
@@ -118,6 +120,14 @@ class TrainConfig:
     hand_coef: float = 0.0
     """Weight of the auxiliary loss of predicting which cards the other seats hold from
     the policy's trunk (train/hand_prediction.py); 0: no such target."""
+    teacher: str = ""
+    """An agent (a name ``rummy500 eval`` takes, e.g. ``sharp``) whose choice at each of
+    the learner's own decisions the policy is also fitted to, with weight
+    ``teacher_coef`` decaying to 0 (train/kickstart.py); empty: no teacher."""
+    teacher_coef: float = 1.0
+    """Weight of the teacher's cross-entropy at the start of training."""
+    teacher_until: float = 0.5
+    """Share of ``total_steps`` over which the teacher's weight decays linearly to 0."""
     learning_rate: float = 3e-4
     """Adam step size at the start of training."""
     anneal_lr: bool = True
@@ -188,7 +198,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_fields(self, RANGES, CHOICES)
         check_rules(self.rules)
-        check_agent_names([*self.opponents, *self.eval_opponents])
+        check_agent_names("opponents", [*self.opponents, *self.eval_opponents])
+        check_agent_names("teacher", [self.teacher] if self.teacher else [])
         check_network(self.arch, self.arch_kwargs, self.game_rules)
 
     @property
@@ -314,7 +325,7 @@ class RLlibConfig:
     def __post_init__(self) -> None:
         check_fields(self, RLLIB_RANGES, {"reward": tuple(REWARDS), "arch": ("mlp",)})
         check_rules(self.rules)
-        check_agent_names([*self.opponents, *self.eval_opponents])
+        check_agent_names("opponents", [*self.opponents, *self.eval_opponents])
         check_network(self.arch, self.arch_kwargs, self.game_rules)
         if self.num_minibatches > self.train_batch_size:
             raise ConfigError(
@@ -349,13 +360,14 @@ def check_rules(rules: dict[str, Any]) -> None:
         raise ConfigError(f"config: {e}") from None
 
 
-def check_agent_names(specs: list[str]) -> None:
-    """Refuse agent names the registry does not know, with its message."""
+def check_agent_names(key: str, specs: list[str]) -> None:
+    """Refuse agent names the registry does not know, with its message and the config
+    ``key`` that named them."""
     for spec in specs:
         try:
             check_spec(spec)
         except ValueError as e:
-            raise ConfigError(f"config: opponents: {e}") from None
+            raise ConfigError(f"config: {key}: {e}") from None
 
 
 def recipe_names() -> list[str]:

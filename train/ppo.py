@@ -54,6 +54,7 @@ from .config_checks import ConfigError
 from .evaluation import evaluate
 from .hand_prediction import HandPredictor
 from .interrupt import StopOnSignal
+from .kickstart import teacher_weight
 from .league import SELF, League, SeatControl
 from .oracle_critic import OracleCritic, hidden_cards, hidden_size
 from .precision import network_precision, resolved_precision
@@ -125,6 +126,8 @@ class Rollout:
         self.numbers = torch.zeros((t, b, number_dim), device=device)
         self.masks = torch.zeros((t, b, n_actions), dtype=torch.bool, device=device)
         self.actions = torch.zeros((t, b), dtype=torch.long, device=device)
+        self.teacher_actions = torch.zeros((t, b), dtype=torch.long, device=device)
+        """The teacher's choice at each learner decision (``teacher``: train/kickstart.py)."""
         self.logprobs = torch.zeros((t, b), device=device)
         self.values = np.zeros((t, b), np.float32)
         self.rewards = np.zeros((t, b), np.float32)
@@ -181,6 +184,8 @@ class Run:
     """The oracle critic (``critic: oracle``); None: the policy's value head serves."""
     hands: HandPredictor | None = None
     """The auxiliary hand prediction (``hand_coef`` > 0); None: no such target."""
+    teacher: Any = None
+    """The agent the policy is kickstarted toward (``teacher``); None: no teacher."""
     global_step: int = 0
     best_score: float = -1.0
     lock: Any = None
@@ -191,6 +196,16 @@ class Run:
         frozen = new_network(self.cfg, self.rules, self.env, self.device)
         frozen.load_state_dict(weights)
         return TorchAgent(frozen.eval(), self.rules, name, device=self.device, seed=seed)
+
+    @property
+    def teacher_weight(self) -> float:
+        """The teacher's weight now (train/kickstart.py); 0 without a teacher."""
+        if self.teacher is None:
+            return 0.0
+        cfg = self.cfg
+        return teacher_weight(
+            cfg.teacher_coef, cfg.teacher_until, self.global_step, cfg.total_steps
+        )
 
     @property
     def deal_width(self) -> int:
@@ -320,6 +335,7 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
         seat,
         critic=critic,
         hands=hands,
+        teacher=make_agent(cfg.teacher, rules, cfg.seed) if cfg.teacher else None,
         lock=lock,
     )
     if payload is None:
@@ -555,6 +571,12 @@ def collect_rollout(run: Run, buf: Rollout, clock: StageTimer, writer: Any) -> i
                 buf.values[t, learn] = value.cpu().numpy()
                 buf.learner[t, learn] = True
                 seating.decide(t, learn, run.seat[learn], buf.next_step)
+            if run.teacher is not None and run.teacher_weight > 0:
+                with clock("teacher"):
+                    decision = env.decision(learn, run.obs.take(learn))
+                    buf.teacher_actions[t, learn] = torch.as_tensor(
+                        run.teacher.act(decision), device=device
+                    )
         with clock("opponents"):
             for j in np.unique(actor[actor != SELF]):
                 rows = np.flatnonzero(actor == j)
@@ -617,6 +639,8 @@ def ppo_update(
     b_legal = LegalActions.of(buf.masks.view(-1, n_actions).index_select(0, sample_rows))
     b_actions = buf.actions.view(-1).index_select(0, sample_rows)
     b_logprobs = buf.logprobs.view(-1).index_select(0, sample_rows)
+    teaching = run.teacher_weight if run.teacher is not None else 0.0
+    b_teacher = buf.teacher_actions.view(-1).index_select(0, sample_rows)
     b_adv = torch.as_tensor(advantages[ti, bi], device=device)
     b_returns = torch.as_tensor(returns[ti, bi], device=device)
     b_values = torch.as_tensor(buf.values[ti, bi], device=device)
@@ -632,6 +656,7 @@ def ppo_update(
             "clipfrac",
             "grad_norm",
             *(() if run.hands is None else ("hand_loss",)),
+            *(() if teaching == 0 else ("teacher_loss",)),
         )
     }
     for _epoch in range(cfg.update_epochs):
@@ -683,6 +708,10 @@ def ppo_update(
             if hand_loss is not None:
                 loss = loss + cfg.hand_coef * hand_loss
                 minibatch["hand_loss"].append(hand_loss.item())
+            if teaching > 0:
+                teacher_loss = -dist.log_prob(b_teacher[mb]).float().mean()
+                loss = loss + teaching * teacher_loss
+                minibatch["teacher_loss"].append(teacher_loss.item())
             run.optimizer.zero_grad()
             loss.backward()
             grad_norm = nn.utils.clip_grad_norm_(
