@@ -84,7 +84,10 @@ def assert_one_line_refusal(done: subprocess.CompletedProcess, *words: str) -> N
 
 
 # ----------------------------------------------------------------------------- settings
-BAD_SETTINGS = {
+EXITS = f"cmd:{sys.executable} -c 'import sys; sys.exit(3)'"
+"""An outside agent whose process ends before it answers."""
+
+BAD_SETTINGS: dict[str, tuple] = {
     "num_envs text": (["num_envs=many"], "num_envs"),
     "num_envs float": (["num_envs=1.5"], "num_envs"),
     "num_envs bool": (["num_envs=true"], "num_envs"),
@@ -102,6 +105,19 @@ BAD_SETTINGS = {
     "rules flag": (["rules.players=9"], "players"),
     "unknown key": (["learning_rat=0.1"], "learning_rat"),
     "opponent name": (["opponents=nobody"], "nobody"),
+    "opponent that does not start": ([f"opponents=[{EXITS}]"], "opponents", "exit code 3"),
+    "teacher name": (["teacher=nobody"], "teacher", "nobody"),
+    "teacher that does not start": ([f"teacher={EXITS}"], "teacher", "exit code 3"),
+    "evaluation opponent that does not start": (
+        [f"eval_opponents=[{EXITS}]"],
+        "eval_opponents",
+        "exit code 3",
+    ),
+    "rllib opponent that does not start": (
+        ["--backend", "rllib", "--config", "rllib_selfplay", f"opponents=[{EXITS}]"],
+        "opponents",
+        "exit code 3",
+    ),
     "override yaml": (["num_envs=["], "num_envs=["),
     "config file yaml": (["--config", "BAD_YAML"], "line 2"),
     "config file missing": (["--config", "no_such.yaml"], "no_such.yaml"),
@@ -131,7 +147,7 @@ def bad_setting_results(tmp_path_factory) -> dict[str, tuple[subprocess.Complete
     bad_yaml = tmp / "bad.yaml"
     bad_yaml.write_text("num_envs: 4\n  total_steps: [\n")
     commands, runs = [], []
-    for i, (args, _) in enumerate(BAD_SETTINGS.values()):
+    for i, (args, *_) in enumerate(BAD_SETTINGS.values()):
         runs.append(tmp / f"runs{i}")
         args = [str(bad_yaml) if a == "BAD_YAML" else a for a in args]
         commands.append(cli(*args, f"run_dir={runs[-1]}"))
@@ -142,8 +158,50 @@ def bad_setting_results(tmp_path_factory) -> dict[str, tuple[subprocess.Complete
 @pytest.mark.parametrize("case", list(BAD_SETTINGS))
 def test_bad_setting_is_refused_in_one_line_before_any_work(case, bad_setting_results) -> None:
     done, runs = bad_setting_results[case]
-    assert_one_line_refusal(done, BAD_SETTINGS[case][1])
+    assert_one_line_refusal(done, *BAD_SETTINGS[case][1:])
     assert not runs.exists(), "a refused run must not create its run folder"
+
+
+def test_an_evaluation_opponent_that_fails_stops_in_one_line_and_the_run_resumes(
+    tmp_path: Path,
+) -> None:
+    """An evaluation opponent that starts but fails in play stops the run in one line, with
+    the update it had finished saved, and a resume with another opponent goes on from
+    there."""
+    fails_in_play = tmp_path / "fails_in_play.py"
+    fails_in_play.write_text(  # answers the protocol's hello, ends at its first decision
+        "import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nsys.stdin.readline()\n"
+        "sys.exit(4)\n"
+    )
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        cli(
+            *TINY,
+            "total_steps=96",
+            "eval_every=2",
+            f"eval_opponents=[cmd:{sys.executable} {fails_in_play}]",
+            f"run_dir={runs}",
+        ),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "exit code 4" in lines[0] and "evaluation" in lines[0], lines
+    (run,) = runs.iterdir()
+    assert read_checkpoint(run / "last.pt")["global_step"] == 64
+    resumed = subprocess.run(
+        cli("--resume", str(run), "eval_opponents=[random]"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert read_checkpoint(run / "last.pt")["global_step"] == 96
 
 
 def test_a_run_folder_that_cannot_be_made_is_refused_before_any_work(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from rummy500.agents.base import AgentFailure
 from rummy500.agents.registry import make_agent
 from rummy500.agents.torch_policy import TorchAgent
 from rummy500.eval.arena import play_match
@@ -33,7 +34,10 @@ def evaluate(
     was_training = policy.training
     policy.eval()
     for name in opponents:
-        opponent = make_agent(name, rules, seed)
+        try:
+            opponent = make_agent(name, rules, seed)
+        except ValueError as e:  # an outside agent that does not start
+            raise AgentFailure(f"{e}; the training's evaluation stopped") from None
         result = play_match(
             rules,
             [learner, opponent],

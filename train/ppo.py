@@ -41,8 +41,8 @@ import numpy as np
 import torch
 from torch import nn, optim
 
+from rummy500.agents.base import Agent, AgentFailure
 from rummy500.agents.distributions import LegalActions, MaskedCategorical
-from rummy500.agents.registry import make_agent
 from rummy500.agents.torch_policy import TorchAgent, build_policy
 from rummy500.agents.widen import widen
 from rummy_env.core import CompactObservation, Rules
@@ -50,6 +50,7 @@ from rummy_env.envs.vector import RummyVectorEnv
 
 from .advantages import turn_based_gae
 from .config import TrainConfig
+from .config_agents import check_agents_start, config_agent
 from .config_checks import ConfigError
 from .evaluation import evaluate
 from .hand_prediction import HandPredictor
@@ -184,7 +185,7 @@ class Run:
     """The oracle critic (``critic: oracle``); None: the policy's value head serves."""
     hands: HandPredictor | None = None
     """The auxiliary hand prediction (``hand_coef`` > 0); None: no such target."""
-    teacher: Any = None
+    teacher: Agent | None = None
     """The agent the policy is kickstarted toward (``teacher``); None: no teacher."""
     global_step: int = 0
     best_score: float = -1.0
@@ -313,9 +314,10 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     hands = HandPredictor(policy.trunk_out).to(device) if cfg.hand_coef > 0 else None
     trained = [p for part in (policy, critic, hands) if part is not None for p in part.parameters()]
     optimizer = optim.Adam(trained, lr=cfg.learning_rate, eps=1e-5)
+    check_agents_start("eval_opponents", cfg.eval_opponents, rules, cfg.seed)
     league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
     for name in cfg.opponents:
-        league.add(name, make_agent(name, rules, cfg.seed))
+        league.add(name, config_agent("opponents", name, rules, cfg.seed))
     obs, mask, seat = env.reset(seed=cfg.seed)
     seating = SeatControl(league, cfg.num_envs, rules.players, rng, mixed=cfg.mixed_tables)
     run = Run(
@@ -335,7 +337,7 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
         seat,
         critic=critic,
         hands=hands,
-        teacher=make_agent(cfg.teacher, rules, cfg.seed) if cfg.teacher else None,
+        teacher=config_agent("teacher", cfg.teacher, rules, cfg.seed) if cfg.teacher else None,
         lock=lock,
     )
     if payload is None:
@@ -358,7 +360,7 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
         rng,
         device,
         snapshot=lambda name, weights: run.frozen_member(name, weights, cfg.seed),
-        heuristic=lambda name: make_agent(name, rules, cfg.seed),
+        heuristic=lambda name: config_agent("opponents", name, rules, cfg.seed),
     )
     return run
 
@@ -462,7 +464,11 @@ def train_run(run: Run, resume: str | Path | None) -> TrainResult:
                         "closing evaluation against " + ", ".join(cfg.eval_opponents)
                     )
                 with clock("evaluation"):
-                    last_eval = evaluate_and_log(run, update, writer)
+                    try:
+                        last_eval = evaluate_and_log(run, update, writer)
+                    except AgentFailure:  # the update is whole: keep it for a resume
+                        run.save(run.run_dir / "last.pt", update)
+                        raise
                 eval_step = run.global_step
             if update % cfg.checkpoint_every == 0 or final:
                 run.save(run.run_dir / "last.pt", update)

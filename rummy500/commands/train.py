@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rummy500.agents.base import AgentFailure
 from rummy500.commands.arg_checks import CommandParser, output_dir_problem
 from rummy500.commands.rules_args import rules_command_line
 from rummy500.train.config import BACKENDS, load_config, recipe_names, recipe_path
@@ -119,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(e))
     except TrainingDiverged as e:
         print(f"rummy500 train: {e}", file=sys.stderr)
+        return 1
+    except AgentFailure as e:  # a league member, the teacher or an evaluation opponent
+        print(
+            f"rummy500 train: {e}; the checkpoints written before are kept",
+            file=sys.stderr,
+        )
         return 1
     except OSError as e:  # a full disk, a folder made read-only under the run
         print(
@@ -242,6 +249,15 @@ def _main_rllib(args: argparse.Namespace) -> int:
         cfg.num_gpus_per_learner = cfg.num_gpus_per_learner or 1
     try:
         out = train_rllib(cfg, resume=args.resume)
+    except ConfigError as e:
+        return _fail(str(e))
+    except AgentFailure as e:  # an evaluation opponent
+        print(
+            f"rummy500 train: {e}; the checkpoints of its earlier evaluations are kept "
+            "(continue it with --resume RUN)",
+            file=sys.stderr,
+        )
+        return 1
     except KeyboardInterrupt:
         print(
             "rummy500 train: stopped; the run's last evaluation saved last.pt and rllib/ "
