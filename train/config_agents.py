@@ -21,16 +21,17 @@ MADE_ELSEWHERE = ("ckpt", "py", "sb3", "cmd", "plugin")
 """Kinds of agent whose making can fail for reasons the config's check cannot see."""
 
 
-def config_agent(key: str, name: str, rules: Rules, seed: int) -> Agent:
+def config_agent(key: str | None, name: str, rules: Rules, seed: int) -> Agent:
     """The agent ``name`` that the config's ``key`` names; a one-line ``ConfigError`` when
-    it cannot be made (an outside agent that does not start, a plug-in that fails to load)."""
+    it cannot be made (an outside agent that does not start, a plug-in that fails to load),
+    naming the key unless it is None (a program that named the agent itself)."""
     try:
         return make_agent(name, rules, seed)
     except (ValueError, AgentFailure) as e:
-        raise ConfigError(f"config: {key}: {e}") from None
+        raise ConfigError(str(e) if key is None else f"config: {key}: {e}") from None
 
 
-def check_agents_start(key: str, names: Iterable[str], rules: Rules, seed: int) -> None:
+def check_agents_start(key: str | None, names: Iterable[str], rules: Rules, seed: int) -> None:
     """Make, then close, each agent of ``names`` that comes from outside the project, so one
     that does not start is a ``ConfigError`` now rather than a failure in the run."""
     for name in names:
