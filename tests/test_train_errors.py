@@ -51,6 +51,11 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "rummy500.cli", "train", *args]
 
 
+def run_train(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """``rummy500 train ARGS`` run to its end from the repository root, output captured."""
+    return subprocess.run(cli(*args), cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
 def run_side_by_side(commands: list[list[str]]) -> list[subprocess.CompletedProcess]:
     """Run the commands at the same time; their results in order."""
     procs = [
@@ -174,18 +179,12 @@ def test_an_evaluation_opponent_that_fails_stops_in_one_line_and_the_run_resumes
         "sys.exit(4)\n"
     )
     runs = tmp_path / "runs"
-    done = subprocess.run(
-        cli(
-            *TINY,
-            "total_steps=96",
-            "eval_every=2",
-            f"eval_opponents=[cmd:{sys.executable} {fails_in_play}]",
-            f"run_dir={runs}",
-        ),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_train(
+        *TINY,
+        "total_steps=96",
+        "eval_every=2",
+        f"eval_opponents=[cmd:{sys.executable} {fails_in_play}]",
+        f"run_dir={runs}",
     )
     assert done.returncode == 1, done.stderr[-2000:]
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
@@ -193,13 +192,7 @@ def test_an_evaluation_opponent_that_fails_stops_in_one_line_and_the_run_resumes
     assert len(lines) == 1 and "exit code 4" in lines[0] and "evaluation" in lines[0], lines
     (run,) = runs.iterdir()
     assert read_checkpoint(run / "last.pt")["global_step"] == 64
-    resumed = subprocess.run(
-        cli("--resume", str(run), "eval_opponents=[random]"),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    resumed = run_train("--resume", str(run), "eval_opponents=[random]")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert read_checkpoint(run / "last.pt")["global_step"] == 96
 
@@ -211,9 +204,7 @@ def test_a_run_folder_that_cannot_be_made_is_refused_before_any_work(tmp_path: P
         (a_file, "exists and is not a folder"),
         (a_file / "runs", "a_file is a file, not a folder"),
     ):
-        done = subprocess.run(
-            cli(*TINY, f"run_dir={run_dir}"), cwd=ROOT, capture_output=True, text=True, timeout=300
-        )
+        done = run_train(*TINY, f"run_dir={run_dir}")
         assert_one_line_refusal(done, "run_dir", words)
     assert a_file.read_text() == "keep me"
 
@@ -250,9 +241,7 @@ def test_a_key_the_backend_does_not_use_is_refused_by_name() -> None:
         load_rllib_config(None, ["precision=auto"])
     with pytest.raises(ConfigError, match="num_env_runners is a setting of the rllib backend"):
         load_config(None, ["num_env_runners=2"])
-    done = subprocess.run(
-        cli("--config", "rllib_selfplay"), cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    done = run_train("--config", "rllib_selfplay", timeout=120)
     assert_one_line_refusal(done, "iterations", "--backend builtin does not use it")
 
 
@@ -260,18 +249,12 @@ def test_a_warm_start_begins_at_the_champions_weights(tmp_path: Path) -> None:
     from rummy500.agents.champion import champion_checkpoint
     from rummy_env.core import Rules
 
-    done = subprocess.run(
-        cli(
-            *TINY,
-            "init_from=champion",
-            "arch_kwargs={hidden: [256, 128]}",
-            "total_steps=32",
-            f"run_dir={tmp_path}",
-        ),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_train(
+        *TINY,
+        "init_from=champion",
+        "arch_kwargs={hidden: [256, 128]}",
+        "total_steps=32",
+        f"run_dir={tmp_path}",
     )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
@@ -293,13 +276,9 @@ def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> N
         "total_steps=32",
         f"run_dir={tmp_path}",
     ]
-    refused = subprocess.run(
-        cli(*TINY, *start), cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    refused = run_train(*TINY, *start)
     assert_one_line_refusal(refused, "other rules")
-    done = subprocess.run(
-        cli(*TINY, *start, "init_rules=any"), cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    done = run_train(*TINY, *start, "init_rules=any")
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
     trained = read_checkpoint(run / "last.pt")
@@ -316,13 +295,7 @@ def test_init_rules_any_transfers_the_champion_to_a_variant(tmp_path: Path) -> N
 def finished_run(tmp_path_factory) -> Path:
     """A finished run of 4 updates (128 agent-steps) keeping every numbered checkpoint."""
     root = tmp_path_factory.mktemp("runs")
-    done = subprocess.run(
-        cli(*TINY, "total_steps=128", "keep_checkpoints=4", f"run_dir={root}"),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_train(*TINY, "total_steps=128", "keep_checkpoints=4", f"run_dir={root}")
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = root.iterdir()
     return run
@@ -394,9 +367,7 @@ def test_resume_continues_the_same_run(finished_run: Path, tmp_path: Path) -> No
     for events in finished_run.glob("events.out.tfevents.*"):
         shutil.copy(events, resumed / events.name)
     (resumed / "last.ptkilled.tmp").write_bytes(b"half a checkpoint")
-    done = subprocess.run(
-        cli("--resume", str(resumed)), cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    done = run_train("--resume", str(resumed))
     assert done.returncode == 0, done.stderr[-3000:]
     assert not list(resumed.glob("*.tmp"))
     assert resume_times(resumed).size == 1  # the curves' clock finds the resume
@@ -419,9 +390,7 @@ def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(
     seating = payload["extra"]["run_state"]["seating"]
     seating["member"] = seating["member"].max(dim=1).values  # SELF is -1, members >= 0
     torch.save(payload, resumed / "last.pt")
-    done = subprocess.run(
-        cli("--resume", str(resumed)), cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    done = run_train("--resume", str(resumed))
     assert done.returncode == 0, done.stderr[-3000:]
     ours, theirs = read_checkpoint(resumed / "last.pt"), read_checkpoint(finished_run / "last.pt")
     for key, value in theirs["state_dict"].items():
@@ -429,21 +398,15 @@ def test_a_checkpoint_with_one_member_a_game_resumes_the_same_run(
 
 
 def test_four_players_train_at_mixed_tables_and_the_suggested_eval_runs(tmp_path: Path) -> None:
-    done = subprocess.run(
-        cli(
-            *TINY,
-            "rules.players=4",
-            "rules.target=150",
-            "mixed_tables=true",
-            "self_play=0",
-            "snapshot_every=0",
-            "total_steps=96",
-            f"run_dir={tmp_path}",
-        ),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_train(
+        *TINY,
+        "rules.players=4",
+        "rules.target=150",
+        "mixed_tables=true",
+        "self_play=0",
+        "snapshot_every=0",
+        "total_steps=96",
+        f"run_dir={tmp_path}",
     )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
@@ -493,30 +456,18 @@ def test_signal_saves_last_pt_and_says_how_to_resume(sig, tmp_path: Path) -> Non
     step = read_checkpoint(run / "last.pt")["global_step"]
     assert 0 < step < 100_000_000 and step % 32 == 0
     if sig == signal.SIGINT:
-        done = subprocess.run(
-            cli("--resume", str(run), f"total_steps={step + 64}"),
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = run_train("--resume", str(run), f"total_steps={step + 64}")
         assert done.returncode == 0, done.stderr[-3000:]
         assert read_checkpoint(run / "last.pt")["global_step"] == step + 64
 
 
 def test_a_run_stopped_by_max_minutes_says_so_and_still_evaluates(tmp_path: Path) -> None:
-    done = subprocess.run(
-        cli(
-            *TINY,
-            "total_steps=100000000",
-            "max_minutes=0.05",
-            "eval_opponents=[random, casual]",
-            f"run_dir={tmp_path}",
-        ),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_train(
+        *TINY,
+        "total_steps=100000000",
+        "max_minutes=0.05",
+        "eval_opponents=[random, casual]",
+        f"run_dir={tmp_path}",
     )
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = tmp_path.iterdir()
@@ -627,13 +578,7 @@ def test_runs_killed_at_random_moments_resume_to_the_uninterrupted_weights(tmp_p
 
     settings = [*TINY, "total_steps=640"]  # 20 updates, a checkpoint after each
     started = time.monotonic()
-    reference = subprocess.run(
-        cli(*settings, f"run_dir={tmp_path / 'reference'}"),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    reference = run_train(*settings, f"run_dir={tmp_path / 'reference'}", timeout=600)
     whole = time.monotonic() - started  # start-up included: kills land anywhere in a run
     assert reference.returncode == 0, reference.stderr[-2000:]
     (expected,) = (tmp_path / "reference").iterdir()
