@@ -314,10 +314,11 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     hands = HandPredictor(policy.trunk_out).to(device) if cfg.hand_coef > 0 else None
     trained = [p for part in (policy, critic, hands) if part is not None for p in part.parameters()]
     optimizer = optim.Adam(trained, lr=cfg.learning_rate, eps=1e-5)
-    check_agents_start("eval_opponents", cfg.eval_opponents, rules, cfg.seed)
     league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
     for name in cfg.opponents:
         league.add(name, config_agent("opponents", name, rules, cfg.seed))
+    evaluated_only = [n for n in cfg.eval_opponents if n not in cfg.opponents]
+    check_agents_start("eval_opponents", evaluated_only, rules, cfg.seed)
     obs, mask, seat = env.reset(seed=cfg.seed)
     seating = SeatControl(league, cfg.num_envs, rules.players, rng, mixed=cfg.mixed_tables)
     run = Run(
@@ -645,8 +646,8 @@ def ppo_update(
     b_legal = LegalActions.of(buf.masks.view(-1, n_actions).index_select(0, sample_rows))
     b_actions = buf.actions.view(-1).index_select(0, sample_rows)
     b_logprobs = buf.logprobs.view(-1).index_select(0, sample_rows)
-    teaching = run.teacher_weight if run.teacher is not None else 0.0
-    b_teacher = buf.teacher_actions.view(-1).index_select(0, sample_rows)
+    teaching = run.teacher_weight
+    b_teacher = buf.teacher_actions.view(-1).index_select(0, sample_rows) if teaching else None
     b_adv = torch.as_tensor(advantages[ti, bi], device=device)
     b_returns = torch.as_tensor(returns[ti, bi], device=device)
     b_values = torch.as_tensor(buf.values[ti, bi], device=device)
@@ -714,7 +715,7 @@ def ppo_update(
             if hand_loss is not None:
                 loss = loss + cfg.hand_coef * hand_loss
                 minibatch["hand_loss"].append(hand_loss.item())
-            if teaching > 0:
+            if b_teacher is not None:
                 teacher_loss = -dist.log_prob(b_teacher[mb]).float().mean()
                 loss = loss + teaching * teacher_loss
                 minibatch["teacher_loss"].append(teacher_loss.item())
