@@ -24,6 +24,7 @@ from rummy_env.core import (
     N_NATURAL,
     N_RANKS,
     N_SUITS,
+    PATTERN_CONTAINS,
     Rules,
     action_layout,
     encode,
@@ -136,6 +137,12 @@ class CardGridPolicy(_PolicyValue):
     (``discard C``, ``layoff C set|up|down``, ``swap C``) add to the actor's logit a score
     of that card's filters, again one set of weights for every card, as a player judges a
     discard by what the card does in the hand wherever it sits.
+
+    With ``meld_take_scores`` the other actions that move cards are scored by their cards
+    too: ``meld P`` adds the sum of a meld score over P's cards, and ``take d`` the sum of
+    a take score over the pile's cards down to depth d plus a score of the card at depth d
+    (the one the taker must meld). Each of the 637 meld patterns and 52 depths then learns
+    from what every other one teaches, where the actor's own logit for it learns alone.
     """
 
     def __init__(
@@ -144,11 +151,14 @@ class CardGridPolicy(_PolicyValue):
         n_actions: int,
         channels: int = 16,
         hidden: tuple[int, ...] = (256, 128),
+        meld_take_scores: bool = False,
     ):
         if not isinstance(channels, int) or channels < 1:
             raise ValueError(f"channels={channels!r}: give a number of filters >= 1")
         if not hidden or not all(isinstance(h, int) and h >= 1 for h in hidden):
             raise ValueError(f"hidden={list(hidden)}: give one or more layer widths >= 1")
+        if not isinstance(meld_take_scores, bool):
+            raise ValueError(f"meld_take_scores={meld_take_scores!r}: give true or false")
         super().__init__(hidden[-1], n_actions)
         layout = obs_layout(rules)
         blocks = [layout.slices[name] for name in CARD_BLOCKS]
@@ -163,11 +173,22 @@ class CardGridPolicy(_PolicyValue):
         )
         self.set_filter = nn.Conv1d(features, channels, 1)
         self.card_actor = nn.Conv2d(channels, self.card_action_ids.shape[0], 1)
+        self.meld_take_actor = nn.Conv2d(channels, 3, 1) if meld_take_scores else None
+        """Each card's meld score, take score and score as the bottom card of a take."""
+        if meld_take_scores:
+            actions = action_layout(rules)
+            contains = torch.tensor(PATTERN_CONTAINS[:N_NATURAL], dtype=torch.float32)
+            self.register_buffer("pattern_cards", contains, persistent=False)
+            self.pile_depth = layout.slices["pile_depth"].start
+            self.max_take, self.meld_id, self.take_id = rules.deck_cards, actions.MELD, actions.TAKE
         for card_filter, gain in (
             (self.run_filter, np.sqrt(2)),
             (self.set_filter, np.sqrt(2)),
             (self.card_actor, 0.01),
+            (self.meld_take_actor, 0.01),
         ):
+            if card_filter is None:
+                continue
             nn.init.orthogonal_(card_filter.weight, gain)
             nn.init.zeros_(card_filter.bias)
         layers: list[nn.Module] = []
@@ -192,7 +213,27 @@ class CardGridPolicy(_PolicyValue):
         logits = self.actor(features)
         scores = self.card_actor(cards).flatten(1).to(logits.dtype)  # [n, kinds * 52]
         logits = logits.index_add(1, self.card_action_ids.flatten(), scores)
+        if self.meld_take_actor is not None:
+            logits = self._add_meld_take_scores(logits, obs, self.meld_take_actor(cards))
         return logits, self.critic(features).squeeze(-1).float(), features
+
+    def _add_meld_take_scores(
+        self, logits: torch.Tensor, obs: torch.Tensor, card_scores: torch.Tensor
+    ) -> torch.Tensor:
+        """``logits`` with each meld scored by its cards and each take by the cards taken,
+        from ``meld_take_actor``'s [n, 3, 4, 13] scores of each card."""
+        meld, take, bottom = card_scores.flatten(2).to(logits.dtype).unbind(1)
+        melds = meld @ self.pattern_cards.to(logits.dtype)  # [n, 637]
+        # a natural card's depth in the pile (0: not in it); take d takes depths 1..d
+        at = obs[:, self.pile_depth : self.pile_depth + N_NATURAL] * self.max_take
+        depth = at.round().long().clamp(0, self.max_take)
+        by_depth = logits.new_zeros(len(obs), self.max_take + 1)
+        takes = by_depth.scatter_add(1, depth, take)[:, 1:].cumsum(1)
+        takes = takes + by_depth.scatter_add(1, depth, bottom)[:, 1:]
+        logits = logits.clone()
+        logits[:, self.meld_id : self.meld_id + melds.shape[1]] += melds
+        logits[:, self.take_id : self.take_id + self.max_take] += takes
+        return logits
 
 
 def card_actions(rules: Rules) -> torch.Tensor:

@@ -26,6 +26,7 @@ from rummy500.train.config_checks import ConfigError
 from rummy_env.core import (
     N_CARD_IDS,
     N_RANKS,
+    PATTERN_CONTAINS,
     Decision,
     Rules,
     action_layout,
@@ -36,6 +37,8 @@ from rummy_env.core import (
     observe,
     parse_card,
     player_view,
+    sample_legal,
+    step,
 )
 
 pytestmark = pytest.mark.slow
@@ -134,7 +137,12 @@ def test_a_run_reads_differently_from_the_same_cards_scattered() -> None:
 
 @pytest.mark.parametrize(
     "arch_kwargs, words",
-    [("{channels: 0}", "channels=0"), ("{hidden: []}", "hidden=[]"), ("{embed: 64}", "embed")],
+    [
+        ("{channels: 0}", "channels=0"),
+        ("{hidden: []}", "hidden=[]"),
+        ("{embed: 64}", "embed"),
+        ("{meld_take_scores: 2}", "meld_take_scores=2"),
+    ],
 )
 def test_bad_card_network_settings_are_refused_in_one_line(arch_kwargs: str, words: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(words)) as refused:
@@ -220,3 +228,48 @@ def test_the_card_actions_are_scored_from_their_cards_filters() -> None:
             logits[:, actions.parse(f"discard {card}")],
             atol=1e-5,
         )
+
+
+def test_melds_and_takes_are_scored_from_the_cards_they_move() -> None:
+    """With ``meld_take_scores`` and every other logit at zero, ``meld P`` scores the sum
+    of its cards' meld scores, and ``take d`` the take scores of the pile's cards down to
+    depth d plus the bottom score of the card at depth d."""
+    rules = Rules()
+    torch.manual_seed(0)
+    policy = build_policy(
+        "cards",
+        rules,
+        obs_layout(rules).size,
+        action_layout(rules).size,
+        meld_take_scores=True,
+    )
+    state = init(rules, seed=6, batch_size=4)
+    rng = np.random.default_rng(0)
+    for _ in range(40):  # discards build up a pile
+        state = step(rules, state, sample_legal(legal_mask(rules, state), rng))
+    obs = torch.from_numpy(observe(rules, state))
+    with torch.no_grad():
+        for layer in (policy.actor, policy.card_actor):
+            layer.weight.zero_()
+            layer.bias.zero_()
+        policy.meld_take_actor.weight.normal_()
+        logits, _ = policy.logits_and_value(obs)
+        meld, take, bottom = policy.meld_take_actor(policy.card_filters(obs)).flatten(2).unbind(1)
+    actions = action_layout(rules)
+    depths = observe_depths(rules, obs)
+    assert (depths > 0).sum(dim=1).min() >= 2 and (depths > 0).sum(dim=1).max() >= 5
+    for g in range(len(obs)):
+        for pattern in (0, 70, 300):
+            cards = np.flatnonzero(PATTERN_CONTAINS[:52, pattern])
+            expected = meld[g, cards].sum()
+            assert torch.isclose(logits[g, actions.MELD + pattern], expected, atol=1e-5)
+        for depth in range(1, int(depths[g].max()) + 1):
+            taken = (depths[g] >= 1) & (depths[g] <= depth)
+            expected = take[g, taken].sum() + bottom[g, depths[g] == depth].sum()
+            assert torch.isclose(logits[g, actions.TAKE + depth - 1], expected, atol=1e-5)
+
+
+def observe_depths(rules: Rules, obs: torch.Tensor) -> torch.Tensor:
+    """int [n, 52]: each natural card's depth in the pile (0: not in it), from the view."""
+    depth = obs_layout(rules).slices["pile_depth"]
+    return (obs[:, depth.start : depth.start + 52] * rules.deck_cards).round().long()
