@@ -143,6 +143,8 @@ class CardGridPolicy(_PolicyValue):
     a take score over the pile's cards down to depth d plus a score of the card at depth d
     (the one the taker must meld). Each of the 637 meld patterns and 52 depths then learns
     from what every other one teaches, where the actor's own logit for it learns alone.
+    The pile is read from the observation's ``pile_depth``: with two decks a card's
+    topmost copy, and a joker in the pile adds no score (it has no filters).
     """
 
     def __init__(

@@ -46,9 +46,10 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def card_network(rules: Rules, seed: int = 0) -> CardGridPolicy:
+def card_network(rules: Rules, seed: int = 0, **kwargs) -> CardGridPolicy:
     torch.manual_seed(seed)
-    policy = build_policy("cards", rules, obs_layout(rules).size, action_layout(rules).size)
+    size = obs_layout(rules).size
+    policy = build_policy("cards", rules, size, action_layout(rules).size, **kwargs)
     assert isinstance(policy, CardGridPolicy)
     return policy
 
@@ -150,14 +151,21 @@ def test_bad_card_network_settings_are_refused_in_one_line(arch_kwargs: str, wor
     assert "\n" not in str(refused.value)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_the_network_plays_legal_moves_at_any_table(players: int) -> None:
-    rules = Rules.from_dict({"players": players})
-    policy = card_network(rules)
+@pytest.mark.parametrize("meld_take_scores", [False, True])
+@pytest.mark.parametrize(
+    "table", [{"players": 2}, {"players": 4}, {"players": 4, "decks": 2, "jokers": 2}]
+)
+def test_the_network_plays_legal_moves_at_any_table(table: dict, meld_take_scores: bool) -> None:
+    rules = Rules.from_dict(table)
+    policy = card_network(rules, meld_take_scores=meld_take_scores)
     state = init(rules, seed=2, batch_size=8)
-    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
-    actions = TorchAgent(policy, rules).act(decision)
-    assert decision.mask[np.arange(8), actions].all()
+    rng = np.random.default_rng(0)
+    for _ in range(3):  # the deal, then positions with a pile to take from
+        decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+        actions = TorchAgent(policy, rules).act(decision)
+        assert decision.mask[np.arange(8), actions].all()
+        for _ in range(40):
+            state = step(rules, state, sample_legal(legal_mask(rules, state), rng))
 
 
 def test_train_cli_trains_the_card_network_and_its_checkpoint_plays(tmp_path: Path) -> None:
