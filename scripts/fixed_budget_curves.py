@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
-FOLDER = re.compile(r"(?P<arch>[a-z0-9]+)_seed(?P<seed>\d+)_(?P<steps>\d+)")
+FOLDER = re.compile(r"(?P<arch>[a-z0-9_]+?)_seed(?P<seed>\d+)_(?P<steps>\d+)")
 
 
 class Point(NamedTuple):
@@ -85,7 +85,7 @@ def draw(runs: dict[tuple[str, int], list[Point]], png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.8))
     colours = {arch: f"C{i}" for i, arch in enumerate(sorted({a for a, _ in runs}))}
     for n, ((arch, seed), points) in enumerate(runs.items()):
         shift = 1 + 0.015 * (n - len(runs) / 2)  # runs side by side, not on one another
@@ -106,7 +106,7 @@ def draw(runs: dict[tuple[str, int], list[Point]], png: Path) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("agent-steps of training")
     ax.set_ylabel(f"win rate against {' / '.join(opponents)} (%), 95% interval by deal")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
