@@ -24,12 +24,12 @@ from rummy_env.core import (
     N_NATURAL,
     N_RANKS,
     N_SUITS,
-    PATTERN_CONTAINS,
     Rules,
     action_layout,
     encode,
     obs_layout,
 )
+from rummy_env.core.patterns import PATTERN_CONTAINS
 
 from .base import Decision
 from .distributions import LegalActions, MaskedCategorical, greedy_actions, masked_logits

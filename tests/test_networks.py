@@ -26,7 +26,6 @@ from rummy500.train.config_checks import ConfigError
 from rummy_env.core import (
     N_CARD_IDS,
     N_RANKS,
-    PATTERN_CONTAINS,
     Decision,
     Rules,
     action_layout,
@@ -40,6 +39,7 @@ from rummy_env.core import (
     sample_legal,
     step,
 )
+from rummy_env.core.patterns import PATTERN_CONTAINS
 
 pytestmark = pytest.mark.slow
 

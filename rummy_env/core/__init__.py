@@ -31,8 +31,7 @@ The contract (``__all__``), by job:
 * the actions: ``action_layout``, ``ActionLayout``, ``LAYOFF_DIRECTIONS``, ``legal_texts``;
 * the cards: ``card_id``, ``card_text``, ``parse_card``, ``count_texts``, ``rank_of``,
   ``suit_of``, ``rank_points``, ``JOKER``, ``N_CARD_IDS``, ``N_NATURAL``, ``N_RANKS``,
-  ``N_SUITS``; melds: ``KIND_RUN``, ``KIND_SET``, ``meld_cards``, ``PATTERN_CONTAINS`` (the
-  cards of each ``meld`` action's pattern);
+  ``N_SUITS``; melds: ``KIND_RUN``, ``KIND_SET``, ``meld_cards``;
 * positions and records: ``from_position``, ``snapshot``, ``PositionError``,
   ``GameRecord``, ``BatchRecorder``, ``read_records``, ``write_records``, ``replay``.
 
@@ -68,7 +67,7 @@ from .observation import (
     observation_size,
     observe,
 )
-from .patterns import KIND_RUN, KIND_SET, PATTERN_CONTAINS
+from .patterns import KIND_RUN, KIND_SET
 from .position import PositionError, from_position, legal_texts, meld_cards, snapshot
 from .records import (
     BatchRecorder,
@@ -109,7 +108,6 @@ __all__ = [
     "N_RANKS",
     "N_SUITS",
     "OBS_VERSION",
-    "PATTERN_CONTAINS",
     "PHASE_CALL",
     "PHASE_CALL_PLAY",
     "PHASE_DRAW",
