@@ -243,14 +243,7 @@ def test_melds_and_takes_are_scored_from_the_cards_they_move() -> None:
     of its cards' meld scores, and ``take d`` the take scores of the pile's cards down to
     depth d plus the bottom score of the card at depth d."""
     rules = Rules()
-    torch.manual_seed(0)
-    policy = build_policy(
-        "cards",
-        rules,
-        obs_layout(rules).size,
-        action_layout(rules).size,
-        meld_take_scores=True,
-    )
+    policy = card_network(rules, meld_take_scores=True)
     state = init(rules, seed=6, batch_size=4)
     rng = np.random.default_rng(0)
     for _ in range(40):  # discards build up a pile
