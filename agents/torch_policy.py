@@ -145,6 +145,11 @@ class CardGridPolicy(_PolicyValue):
     from what every other one teaches, where the actor's own logit for it learns alone.
     The pile is read from the observation's ``pile_depth``: with two decks a card's
     topmost copy, and a joker in the pile adds no score (it has no filters).
+
+    With ``context_scores`` each of those card scores also weighs the card's filters by
+    weights the trunk reads off the whole position, so the same card can score high early
+    in a hand and low late, or high while the other seat collects its rank. The weights
+    start at zero: a fresh network plays as one without them.
     """
 
     def __init__(
@@ -154,6 +159,7 @@ class CardGridPolicy(_PolicyValue):
         channels: int = 16,
         hidden: tuple[int, ...] = (256, 128),
         meld_take_scores: bool = False,
+        context_scores: bool = False,
     ):
         if not isinstance(channels, int) or channels < 1:
             raise ValueError(f"channels={channels!r}: give a number of filters >= 1")
@@ -161,6 +167,8 @@ class CardGridPolicy(_PolicyValue):
             raise ValueError(f"hidden={list(hidden)}: give one or more layer widths >= 1")
         if not isinstance(meld_take_scores, bool):
             raise ValueError(f"meld_take_scores={meld_take_scores!r}: give true or false")
+        if not isinstance(context_scores, bool):
+            raise ValueError(f"context_scores={context_scores!r}: give true or false")
         super().__init__(hidden[-1], n_actions)
         layout = obs_layout(rules)
         blocks = [layout.slices[name] for name in CARD_BLOCKS]
@@ -183,6 +191,12 @@ class CardGridPolicy(_PolicyValue):
             self.register_buffer("pattern_cards", contains, persistent=False)
             self.pile_depth = layout.slices["pile_depth"].start
             self.max_take, self.meld_id, self.take_id = rules.deck_cards, actions.MELD, actions.TAKE
+        kinds = self.card_action_ids.shape[0] + (3 if meld_take_scores else 0)
+        self.context = nn.Linear(hidden[-1], kinds * channels) if context_scores else None
+        """Per position, a weight of each filter in each kind of card score."""
+        if self.context is not None:
+            nn.init.zeros_(self.context.weight)
+            nn.init.zeros_(self.context.bias)
         for card_filter, gain in (
             (self.run_filter, np.sqrt(2)),
             (self.set_filter, np.sqrt(2)),
@@ -213,10 +227,17 @@ class CardGridPolicy(_PolicyValue):
         cards = self.card_filters(obs)
         features = self.trunk(torch.cat([obs, cards.flatten(1)], dim=1))
         logits = self.actor(features)
-        scores = self.card_actor(cards).flatten(1).to(logits.dtype)  # [n, kinds * 52]
-        logits = logits.index_add(1, self.card_action_ids.flatten(), scores)
+        scores = self.card_actor(cards)  # [n, kinds, 4, 13]
         if self.meld_take_actor is not None:
-            logits = self._add_meld_take_scores(logits, obs, self.meld_take_actor(cards))
+            scores = torch.cat([scores, self.meld_take_actor(cards)], dim=1)
+        if self.context is not None:
+            weights = self.context(features).view(len(obs), -1, cards.shape[1])
+            scores = scores + torch.einsum("nkc,ncsr->nksr", weights.to(cards.dtype), cards)
+        kinds = self.card_action_ids.shape[0]
+        card_scores = scores[:, :kinds].flatten(1).to(logits.dtype)  # [n, kinds * 52]
+        logits = logits.index_add(1, self.card_action_ids.flatten(), card_scores)
+        if self.meld_take_actor is not None:
+            logits = self._add_meld_take_scores(logits, obs, scores[:, kinds:])
         return logits, self.critic(features).squeeze(-1).float(), features
 
     def _add_meld_take_scores(

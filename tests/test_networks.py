@@ -143,6 +143,7 @@ def test_a_run_reads_differently_from_the_same_cards_scattered() -> None:
         ("{hidden: []}", "hidden=[]"),
         ("{embed: 64}", "embed"),
         ("{meld_take_scores: 2}", "meld_take_scores=2"),
+        ("{context_scores: yes please}", "context_scores='yes please'"),
     ],
 )
 def test_bad_card_network_settings_are_refused_in_one_line(arch_kwargs: str, words: str) -> None:
@@ -151,13 +152,13 @@ def test_bad_card_network_settings_are_refused_in_one_line(arch_kwargs: str, wor
     assert "\n" not in str(refused.value)
 
 
-@pytest.mark.parametrize("meld_take_scores", [False, True])
+@pytest.mark.parametrize("scores", [{}, {"meld_take_scores": True, "context_scores": True}])
 @pytest.mark.parametrize(
     "table", [{"players": 2}, {"players": 4}, {"players": 4, "decks": 2, "jokers": 2}]
 )
-def test_the_network_plays_legal_moves_at_any_table(table: dict, meld_take_scores: bool) -> None:
+def test_the_network_plays_legal_moves_at_any_table(table: dict, scores: dict) -> None:
     rules = Rules.from_dict(table)
-    policy = card_network(rules, meld_take_scores=meld_take_scores)
+    policy = card_network(rules, **scores)
     state = init(rules, seed=2, batch_size=8)
     rng = np.random.default_rng(0)
     for _ in range(3):  # the deal, then positions with a pile to take from
@@ -268,6 +269,35 @@ def test_melds_and_takes_are_scored_from_the_cards_they_move() -> None:
             taken = (depths[g] >= 1) & (depths[g] <= depth)
             expected = take[g, taken].sum() + bottom[g, depths[g] == depth].sum()
             assert torch.isclose(logits[g, actions.TAKE + depth - 1], expected, atol=1e-5)
+
+
+def test_context_scores_weigh_each_cards_filters_by_the_position() -> None:
+    """With ``context_scores`` a card's score of each kind adds its filters weighted by
+    what the trunk reads of the whole position: zero at the start, so a fresh network
+    plays as one without them, and then exactly that product."""
+    rules = Rules()
+    policy = card_network(rules, meld_take_scores=True, context_scores=True)
+    obs = torch.from_numpy(observe(rules, init(rules, seed=7, batch_size=5)))
+    with torch.no_grad():
+        fresh, _ = policy.logits_and_value(obs)
+        context, policy.context = policy.context, None
+        without, _ = policy.logits_and_value(obs)
+        policy.context = context
+        assert torch.equal(fresh, without)
+        for layer in (policy.actor, policy.card_actor, policy.meld_take_actor):
+            layer.weight.zero_()
+            layer.bias.zero_()
+        policy.context.weight.normal_()
+        logits, _ = policy.logits_and_value(obs)
+        cards = policy.card_filters(obs)  # [n, channels, 4, 13]
+        weights = policy.context(policy.features(obs)).view(len(obs), -1, cards.shape[1])
+    actions = action_layout(rules)
+    for g in range(len(obs)):
+        for card in ("5H", "KC", "AS"):
+            suit, rank = divmod(parse_card(card), N_RANKS)
+            expected = weights[g, 0] @ cards[g, :, suit, rank]  # kind 0: discard
+            assert torch.isclose(logits[g, actions.parse(f"discard {card}")], expected, atol=1e-5)
+    assert not torch.allclose(weights[0], weights[1])  # each position weighs them its own way
 
 
 def observe_depths(rules: Rules, obs: torch.Tensor) -> torch.Tensor:
