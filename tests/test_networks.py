@@ -205,6 +205,28 @@ def test_train_cli_trains_the_card_network_and_its_checkpoint_plays(tmp_path: Pa
     assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
 
 
+def test_the_quickstart_cards_recipe_trains_its_context_scores(tmp_path: Path) -> None:
+    """The shipped recipe's own network (meld, take and context scores, the oracle critic)
+    trains for a few rollouts: the context weights move off zero and the saved policy,
+    without the critic, plays legal moves."""
+    cmd = [
+        *(sys.executable, "-m", "rummy500.cli", "train", "--config", "quickstart_cards"),
+        *("total_steps=2048", "num_envs=32", "num_steps=32", "eval_every=0"),
+        *("eval_opponents=[]", "rules.target=60", f"run_dir={tmp_path}", "progress=false"),
+        "torch_threads=1",
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = list(tmp_path.iterdir())
+    rules = Rules.from_dict({"target": 60})
+    policy, payload = load_policy(run / "last.pt", rules)
+    assert payload["arch_kwargs"]["context_scores"] and payload["extra"]["critic"] is not None
+    assert isinstance(policy, CardGridPolicy) and policy.context.weight.abs().sum() > 0
+    state = init(rules, seed=5, batch_size=4)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
+
+
 def test_the_card_actions_are_scored_from_their_cards_filters() -> None:
     """With the actor's own logits at zero, only the actions that name a natural card
     score, and a deal with its suits relabelled moves those scores with the cards."""
