@@ -169,48 +169,14 @@ def test_the_network_plays_legal_moves_at_any_table(table: dict, scores: dict) -
             state = step(rules, state, sample_legal(legal_mask(rules, state), rng))
 
 
-def test_train_cli_trains_the_card_network_and_its_checkpoint_plays(tmp_path: Path) -> None:
-    cmd = [
-        sys.executable,
-        "-m",
-        "rummy500.cli",
-        "train",
-        "--config",
-        "quickstart",
-        "arch=cards",
-        "arch_kwargs={channels: 4, hidden: [32]}",
-        "total_steps=2048",
-        "num_envs=32",
-        "num_steps=32",
-        "eval_every=0",
-        "eval_opponents=[]",
-        "checkpoint_every=1",
-        "snapshot_every=1",
-        "rules.target=60",
-        f"run_dir={tmp_path}",
-        "progress=false",
-        "torch_threads=1",
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-3000:]
-    (run,) = list(tmp_path.iterdir())
-    rules = Rules.from_dict({"target": 60})
-    policy, payload = load_policy(run / "last.pt", rules)
-    assert payload["arch"] == "cards" and payload["global_step"] == 2048
-    assert isinstance(policy, CardGridPolicy) and policy.run_filter.out_channels == 4
-    first, _ = load_policy(run / "step_000000001024.pt", rules)
-    assert not torch.equal(policy.run_filter.weight, first.run_filter.weight)  # they learn
-    state = init(rules, seed=3, batch_size=4)
-    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
-    assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
+SHORT_RUN_RULES = {"target": 60}
 
 
-def test_the_quickstart_cards_recipe_trains_its_context_scores(tmp_path: Path) -> None:
-    """The shipped recipe's own network (meld, take and context scores, the oracle critic)
-    trains for a few rollouts: the context weights move off zero and the saved policy,
-    without the critic, plays legal moves."""
+def train_a_few_rollouts(tmp_path: Path, recipe: str, *knobs: str) -> Path:
+    """The run folder of ``rummy500 train --config RECIPE`` for 2,048 agent-steps in
+    rollouts of 1,024, a game to 60 points, no evaluation."""
     cmd = [
-        *(sys.executable, "-m", "rummy500.cli", "train", "--config", "quickstart_cards"),
+        *(sys.executable, "-m", "rummy500.cli", "train", "--config", recipe, *knobs),
         *("total_steps=2048", "num_envs=32", "num_steps=32", "eval_every=0"),
         *("eval_opponents=[]", "rules.target=60", f"run_dir={tmp_path}", "progress=false"),
         "torch_threads=1",
@@ -218,13 +184,43 @@ def test_the_quickstart_cards_recipe_trains_its_context_scores(tmp_path: Path) -
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = list(tmp_path.iterdir())
-    rules = Rules.from_dict({"target": 60})
+    return run
+
+
+def plays_legal_moves(policy: CardGridPolicy, rules: Rules) -> bool:
+    state = init(rules, seed=3, batch_size=4)
+    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
+    return bool(decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all())
+
+
+def test_train_cli_trains_the_card_network_and_its_checkpoint_plays(tmp_path: Path) -> None:
+    run = train_a_few_rollouts(
+        tmp_path,
+        "quickstart",
+        "arch=cards",
+        "arch_kwargs={channels: 4, hidden: [32]}",
+        "checkpoint_every=1",
+        "snapshot_every=1",
+    )
+    rules = Rules.from_dict(SHORT_RUN_RULES)
+    policy, payload = load_policy(run / "last.pt", rules)
+    assert payload["arch"] == "cards" and payload["global_step"] == 2048
+    assert isinstance(policy, CardGridPolicy) and policy.run_filter.out_channels == 4
+    first, _ = load_policy(run / "step_000000001024.pt", rules)
+    assert not torch.equal(policy.run_filter.weight, first.run_filter.weight)  # they learn
+    assert plays_legal_moves(policy, rules)
+
+
+def test_the_quickstart_cards_recipe_trains_its_context_scores(tmp_path: Path) -> None:
+    """The shipped recipe's own network (meld, take and context scores, the oracle critic)
+    trains for a few rollouts: the context weights move off zero and the saved policy,
+    without the critic, plays legal moves."""
+    run = train_a_few_rollouts(tmp_path, "quickstart_cards")
+    rules = Rules.from_dict(SHORT_RUN_RULES)
     policy, payload = load_policy(run / "last.pt", rules)
     assert payload["arch_kwargs"]["context_scores"] and payload["extra"]["critic"] is not None
     assert isinstance(policy, CardGridPolicy) and policy.context.weight.abs().sum() > 0
-    state = init(rules, seed=5, batch_size=4)
-    decision = Decision(rules, legal_mask(rules, state), player_view(rules, state))
-    assert decision.mask[np.arange(4), TorchAgent(policy, rules).act(decision)].all()
+    assert plays_legal_moves(policy, rules)
 
 
 def test_the_card_actions_are_scored_from_their_cards_filters() -> None:
