@@ -244,7 +244,7 @@ class CardGridPolicy(_PolicyValue):
         self, logits: torch.Tensor, obs: torch.Tensor, card_scores: torch.Tensor
     ) -> torch.Tensor:
         """``logits`` with each meld scored by its cards and each take by the cards taken,
-        from ``meld_take_actor``'s [n, 3, 4, 13] scores of each card."""
+        from ``card_scores``, [n, 3, 4, 13]: each card's meld, take and bottom score."""
         meld, take, bottom = card_scores.flatten(2).to(logits.dtype).unbind(1)
         melds = meld @ self.pattern_cards.to(logits.dtype)  # [n, 637]
         # a natural card's depth in the pile (0: not in it); take d takes depths 1..d

@@ -40,3 +40,14 @@ def check_agents_start(key: str | None, names: Iterable[str], rules: Rules, seed
             close = getattr(agent, "close", None)
             if close is not None:
                 close()
+
+
+def check_eval_opponents_start(
+    eval_opponents: Iterable[str], opponents: Iterable[str], rules: Rules, seed: int
+) -> None:
+    """``check_agents_start`` for the evaluation opponents that are not league members too
+    (a member is started, and checked, as one: starting it again would cost its start-up
+    twice)."""
+    members = set(opponents)
+    evaluated_only = [name for name in eval_opponents if name not in members]
+    check_agents_start("eval_opponents", evaluated_only, rules, seed)

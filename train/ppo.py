@@ -50,7 +50,7 @@ from rummy_env.envs.vector import RummyVectorEnv
 
 from .advantages import turn_based_gae
 from .config import TrainConfig
-from .config_agents import check_agents_start, config_agent
+from .config_agents import check_eval_opponents_start, config_agent
 from .config_checks import ConfigError
 from .evaluation import evaluate
 from .hand_prediction import HandPredictor
@@ -317,8 +317,7 @@ def start_run(cfg: TrainConfig, resume: str | Path | None) -> Run:
     league = League(self_play=cfg.self_play, max_snapshots=cfg.max_snapshots)
     for name in cfg.opponents:
         league.add(name, config_agent("opponents", name, rules, cfg.seed))
-    evaluated_only = [n for n in cfg.eval_opponents if n not in cfg.opponents]
-    check_agents_start("eval_opponents", evaluated_only, rules, cfg.seed)
+    check_eval_opponents_start(cfg.eval_opponents, cfg.opponents, rules, cfg.seed)
     obs, mask, seat = env.reset(seed=cfg.seed)
     seating = SeatControl(league, cfg.num_envs, rules.players, rng, mixed=cfg.mixed_tables)
     run = Run(

@@ -380,13 +380,12 @@ def train_rllib(cfg: RLlibConfig, resume: str | Path | None = None) -> dict[str,
     import ray
     from torch.utils.tensorboard import SummaryWriter
 
-    from .config_agents import check_agents_start
+    from .config_agents import check_agents_start, check_eval_opponents_start
     from .evaluation import evaluate
 
     # ------------------------------------------------------------------ set-up
     check_agents_start("opponents", cfg.opponents, cfg.game_rules, cfg.seed)
-    evaluated_only = [n for n in cfg.eval_opponents if n not in cfg.opponents]
-    check_agents_start("eval_opponents", evaluated_only, cfg.game_rules, cfg.seed)
+    check_eval_opponents_start(cfg.eval_opponents, cfg.opponents, cfg.game_rules, cfg.seed)
     if resume is None:
         run_dir = create_run_dir(cfg.run_dir, cfg.exp_name, cfg.seed)
         (run_dir / CONFIG_FILE).write_text(json.dumps(asdict(cfg), indent=1))
